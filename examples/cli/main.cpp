@@ -1,0 +1,29 @@
+// The `dfmpc` command-line tool: one binary, one subcommand per job.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dfmpc: plan robot actions with a diffusion-forcing world model"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", DFMPC_VERSION);
+
+  dfmpc::cli::AddScheduleCommand(app);
+
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");
+  bench->require_subcommand(1);
+  dfmpc::cli::AddBenchCacheCommand(*bench);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "dfmpc: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,31 @@
+// A small randomly initialised transformer shared by the world-model tests.
+#ifndef DFMPC_TESTS_WORLDMODEL_TINY_MODEL_H_
+#define DFMPC_TESTS_WORLDMODEL_TINY_MODEL_H_
+
+#include <torch/torch.h>
+
+#include "dfmpc/worldmodel/transformer.h"
+
+namespace dfmpc::worldmodel::testing {
+
+inline TransformerConfig TinyConfig(int token_dim = 5) {
+  TransformerConfig config;
+  config.token_dim = token_dim;
+  config.width = 32;
+  config.depth = 2;
+  config.heads = 2;
+  config.max_positions = 128;
+  return config;
+}
+
+// Same seed, same weights.
+inline DfTransformer TinyModel(int token_dim = 5, uint64_t seed = 7) {
+  torch::manual_seed(seed);
+  DfTransformer model(TinyConfig(token_dim));
+  model->eval();
+  return model;
+}
+
+}  // namespace dfmpc::worldmodel::testing
+
+#endif  // DFMPC_TESTS_WORLDMODEL_TINY_MODEL_H_

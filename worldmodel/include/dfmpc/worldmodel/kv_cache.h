@@ -1,0 +1,126 @@
+// Keys and values of committed tokens, per transformer layer, in storage
+// allocated once.
+//
+// Two regions:
+//  * persistent: the real history. `capacity` slots; with eviction on, the
+//    first `num_sinks` tokens stay forever and the rest form a ring of the
+//    last capacity - num_sinks tokens. Appending writes one slot and never
+//    reallocates or shifts the ring. With eviction off, appending past the
+//    capacity throws.
+//  * scratch: tokens committed while sampling a plan (they reached level 0),
+//    `scratch_capacity` slots, emptied by RollbackScratch().
+// Occupied slots of each region always form a prefix of its storage, so
+// attention reads them as views without copying. The persistent region may
+// have batch 1 and be broadcast over a batch of candidates.
+//
+// Positions: every slot records the absolute position of its token, and keys
+// are stored already rotated (rotary embeddings) at that position. Attention
+// only sees position differences, so the ring needs no re-rotation when it
+// evicts. After eviction the history is read at cache-relative positions, as
+// StreamingLLM does: sinks keep positions 0 .. num_sinks-1 and the ring
+// follows them contiguously. Queries attend to the sinks rotated at their
+// cache-relative position (absolute minus evicted tokens), which gives that
+// layout without touching stored keys; distances stay below the capacity
+// plus the scratch and window however long the run.
+#ifndef DFMPC_WORLDMODEL_KV_CACHE_H_
+#define DFMPC_WORLDMODEL_KV_CACHE_H_
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace dfmpc::worldmodel {
+
+struct KvCacheOptions {
+  int num_layers = 0;
+  int num_heads = 0;
+  int head_dim = 0;
+  int capacity = 0;          // persistent slots
+  int num_sinks = 0;         // pinned first tokens (eviction only)
+  bool evict = false;        // ring eviction past capacity, or throw
+  int scratch_capacity = 0;  // slots for plan tokens committed while sampling
+  int persistent_batch = 1;  // 1 to share the history over all candidates
+  int scratch_batch = 1;     // candidates sampled together
+  at::ScalarType dtype = at::kFloat;
+  at::Device device = at::kCPU;
+};
+
+// Explicit per-slot metadata: occupancy is never inferred from tensor values.
+struct CacheSlot {
+  int64_t position = -1;  // absolute position of the token in its sequence
+  int level = 0;          // noise level the keys/values were computed at
+  bool occupied = false;
+};
+
+// Keys, values and query offset of a run of occupied slots, as views into
+// the storage. Queries attend to it rotated at (absolute position -
+// query_offset).
+struct CacheSegment {
+  at::Tensor keys;           // [batch, heads, n, head_dim], rotated
+  at::Tensor values;         // [batch, heads, n, head_dim]
+  int64_t query_offset = 0;  // evicted tokens for the sinks, else 0
+};
+
+class KvCache {
+ public:
+  explicit KvCache(const KvCacheOptions& options);
+
+  const KvCacheOptions& options() const { return options_; }
+
+  // Appends n tokens to the persistent region. keys[l] and values[l] are
+  // [persistent_batch, heads, n, head_dim] for every layer l.
+  void Append(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
+              int level = 0);
+  // Appends n tokens to the scratch region; tensors have batch scratch_batch
+  // or fewer (the first rows of the region are written).
+  void AppendScratch(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
+                     int level = 0);
+  // Drops every scratch token; the persistent region is untouched.
+  void RollbackScratch();
+  // Empties both regions (storage is kept).
+  void Clear();
+
+  int persistent_size() const { return persistent_size_; }
+  int scratch_size() const { return scratch_size_; }
+  int64_t tokens_seen() const { return next_position_; }
+  int64_t evicted() const;
+  // Tokens a new query attends to in the cache.
+  int64_t size() const { return persistent_size_ + scratch_size_; }
+  // Absolute position of the next token after both regions.
+  int64_t NextPosition() const { return next_position_ + scratch_size_; }
+  // Position of persistent slot `slot` in the cache-relative layout.
+  int64_t RelativePosition(int slot) const;
+
+  const std::vector<CacheSlot>& slots() const { return slots_; }
+  const std::vector<CacheSlot>& scratch_slots() const { return scratch_slots_; }
+  // Absolute positions of the persistent tokens from oldest to newest.
+  std::vector<int64_t> KeptPositions() const;
+
+  // Views of the occupied slots of layer `layer`: the history (one segment,
+  // or sinks and ring once tokens were evicted) then the scratch tokens
+  // narrowed to `batch` candidates. Empty runs are left out.
+  std::vector<CacheSegment> Segments(int layer, int64_t batch) const;
+
+  // Bytes of key/value storage, fixed at construction.
+  int64_t StorageBytes() const;
+
+ private:
+  // Slot of the next persistent token: in order until full, then the ring slot
+  // holding the oldest non-sink token.
+  int NextPersistentSlot() const;
+  void CheckLayerTensors(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
+                         int64_t max_batch, const char* what) const;
+
+  KvCacheOptions options_;
+  std::vector<at::Tensor> keys_, values_;                  // [Bp, h, capacity, hd]
+  std::vector<at::Tensor> scratch_keys_, scratch_values_;  // [Bs, h, scratch, hd]
+  std::vector<CacheSlot> slots_, scratch_slots_;
+  int persistent_size_ = 0;
+  int scratch_size_ = 0;
+  int64_t next_position_ = 0;  // absolute position of the next persistent token
+};
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_KV_CACHE_H_

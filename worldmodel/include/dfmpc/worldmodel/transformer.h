@@ -1,0 +1,83 @@
+// The diffusion-forcing transformer: a causal transformer over tokens of
+// dimension d in which every token carries its own noise level.
+//
+// Each token is embedded by a linear layer; its timestep conditions every
+// block through adaptive layer norm (shift, scale and gate per token, as in
+// DiT). Attention uses rotary position embeddings, which make scores depend
+// on position differences only; kv_cache.h explains how this keeps positions
+// bounded after eviction. The output has the token's
+// dimension and is interpreted as a v, x0 or eps prediction by the sampler.
+#ifndef DFMPC_WORLDMODEL_TRANSFORMER_H_
+#define DFMPC_WORLDMODEL_TRANSFORMER_H_
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dfmpc/worldmodel/kv_cache.h"
+
+namespace dfmpc::worldmodel {
+
+struct TransformerConfig {
+  int token_dim = 0;         // d: features per token
+  int width = 128;           // model width D
+  int depth = 4;             // transformer blocks
+  int heads = 4;             // attention heads; D must be divisible by it
+  int mlp_ratio = 4;         // hidden width of the MLP is mlp_ratio * D
+  int max_positions = 2048;  // most tokens one query may attend to (cache + window)
+  int num_timesteps = 1000;  // training timesteps the level embedding covers
+
+  // Throws std::invalid_argument naming the first impossible field.
+  void Validate() const;
+  int head_dim() const { return width / heads; }
+};
+
+// Keys (rotated) and values of the window tokens, one tensor per layer,
+// each [batch, heads, window, head_dim].
+struct WindowKeysValues {
+  std::vector<at::Tensor> keys;
+  std::vector<at::Tensor> values;
+};
+
+class TransformerBlock;
+
+class DfTransformerImpl : public torch::nn::Module {
+ public:
+  explicit DfTransformerImpl(const TransformerConfig& config);
+
+  const TransformerConfig& config() const { return config_; }
+
+  // tokens: [B, w, d]. timesteps: [w] (shared by the batch) or [B, w], int64
+  // in [-1, T-1] (-1 is clean). The window follows the tokens of `cache` (or
+  // starts at position 0 when cache is null), attends causally to itself and
+  // to every cached token. Returns [B, w, d]. When `window_kv` is non-null it
+  // receives the window's keys (rotated at their positions) and values,
+  // ready to be committed to the cache.
+  at::Tensor Forward(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
+                     WindowKeysValues* window_kv = nullptr);
+
+  // Cache options matching this model's layers, heads, dtype and device.
+  KvCacheOptions CacheOptions() const;
+
+ private:
+  TransformerConfig config_;
+  torch::nn::Linear input_{nullptr};
+  torch::nn::Sequential time_mlp_{nullptr};
+  std::vector<std::shared_ptr<TransformerBlock>> blocks_;
+  torch::nn::Linear final_modulation_{nullptr};
+  torch::nn::LayerNorm final_norm_{nullptr};
+  torch::nn::Linear output_{nullptr};
+  at::Tensor rotary_frequencies_;  // [head_dim / 2], double
+};
+
+TORCH_MODULE(DfTransformer);
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_TRANSFORMER_H_

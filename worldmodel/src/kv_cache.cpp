@@ -1,0 +1,196 @@
+#include "dfmpc/worldmodel/kv_cache.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace dfmpc::worldmodel {
+namespace {
+
+void Require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument("KvCache: " + message);
+}
+
+std::vector<at::Tensor> ZerosPerLayer(const KvCacheOptions& o, int64_t batch, int64_t slots) {
+  std::vector<at::Tensor> storage;
+  storage.reserve(o.num_layers);
+  for (int l = 0; l < o.num_layers; ++l) {
+    storage.push_back(at::zeros({batch, o.num_heads, slots, o.head_dim},
+                                at::TensorOptions().dtype(o.dtype).device(o.device)));
+  }
+  return storage;
+}
+
+}  // namespace
+
+KvCache::KvCache(const KvCacheOptions& options) : options_(options) {
+  Require(options.num_layers > 0 && options.num_heads > 0 && options.head_dim > 0,
+          "layers, heads and head_dim must be positive");
+  Require(options.capacity > 0, "capacity must be positive, got " +
+                                    std::to_string(options.capacity));
+  Require(options.scratch_capacity >= 0, "scratch capacity must be >= 0");
+  Require(options.persistent_batch > 0 && options.scratch_batch > 0, "batches must be positive");
+  if (options.evict) {
+    Require(options.num_sinks >= 0 && options.num_sinks < options.capacity,
+            "num_sinks must be in [0, capacity) so the ring has at least one slot, got " +
+                std::to_string(options.num_sinks) + " sinks for capacity " +
+                std::to_string(options.capacity));
+  }
+  keys_ = ZerosPerLayer(options, options.persistent_batch, options.capacity);
+  values_ = ZerosPerLayer(options, options.persistent_batch, options.capacity);
+  scratch_keys_ = ZerosPerLayer(options, options.scratch_batch, options.scratch_capacity);
+  scratch_values_ = ZerosPerLayer(options, options.scratch_batch, options.scratch_capacity);
+  slots_.resize(options.capacity);
+  scratch_slots_.resize(options.scratch_capacity);
+}
+
+int64_t KvCache::evicted() const {
+  return std::max<int64_t>(0, next_position_ - options_.capacity);
+}
+
+void KvCache::CheckLayerTensors(const std::vector<at::Tensor>& keys,
+                                const std::vector<at::Tensor>& values, int64_t max_batch,
+                                const char* what) const {
+  Require(static_cast<int>(keys.size()) == options_.num_layers &&
+              static_cast<int>(values.size()) == options_.num_layers,
+          std::string(what) + ": expected keys and values for " +
+              std::to_string(options_.num_layers) + " layers");
+  const int64_t n = keys[0].size(2);
+  for (int l = 0; l < options_.num_layers; ++l) {
+    for (const at::Tensor* t : {&keys[l], &values[l]}) {
+      Require(t->dim() == 4 && t->size(0) >= 1 && t->size(0) <= max_batch &&
+                  t->size(1) == options_.num_heads && t->size(2) == n &&
+                  t->size(3) == options_.head_dim,
+              std::string(what) + ": layer tensors must be [batch <= " +
+                  std::to_string(max_batch) + ", " + std::to_string(options_.num_heads) +
+                  ", n, " + std::to_string(options_.head_dim) + "], got " +
+                  std::to_string(t->dim()) + "-d tensor of " + std::to_string(t->numel()) +
+                  " elements");
+    }
+  }
+}
+
+int KvCache::NextPersistentSlot() const {
+  const int64_t p = next_position_;
+  if (p < options_.capacity) return static_cast<int>(p);
+  const int64_t ring = options_.capacity - options_.num_sinks;
+  return static_cast<int>(options_.num_sinks + (p - options_.num_sinks) % ring);
+}
+
+void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
+                     int level) {
+  CheckLayerTensors(keys, values, options_.persistent_batch, "Append");
+  Require(keys[0].size(0) == options_.persistent_batch,
+          "Append: batch must equal persistent_batch " +
+              std::to_string(options_.persistent_batch));
+  const int64_t n = keys[0].size(2);
+  if (!options_.evict && next_position_ + n > options_.capacity) {
+    throw std::length_error("KvCache: context of " + std::to_string(next_position_ + n) +
+                            " tokens exceeds the capacity of " +
+                            std::to_string(options_.capacity) +
+                            " of a cache without eviction");
+  }
+  Require(scratch_size_ == 0,
+          "Append: roll back the scratch tokens before appending to the history");
+  // Copy in runs of consecutive slots: the whole context at once when it
+  // fits, and at most two runs when the ring wraps.
+  for (int64_t i = 0; i < n;) {
+    const int slot = NextPersistentSlot();
+    const int64_t run = std::min<int64_t>(n - i, options_.capacity - slot);
+    for (int l = 0; l < options_.num_layers; ++l) {
+      keys_[l].narrow(2, slot, run).copy_(keys[l].narrow(2, i, run));
+      values_[l].narrow(2, slot, run).copy_(values[l].narrow(2, i, run));
+    }
+    for (int64_t j = 0; j < run; ++j) {
+      slots_[slot + j] = CacheSlot{next_position_ + j, level, true};
+    }
+    next_position_ += run;
+    persistent_size_ = std::max<int>(persistent_size_, static_cast<int>(slot + run));
+    i += run;
+  }
+}
+
+void KvCache::AppendScratch(const std::vector<at::Tensor>& keys,
+                            const std::vector<at::Tensor>& values, int level) {
+  CheckLayerTensors(keys, values, options_.scratch_batch, "AppendScratch");
+  const int64_t batch = keys[0].size(0);
+  const int64_t n = keys[0].size(2);
+  if (scratch_size_ + n > options_.scratch_capacity) {
+    throw std::length_error("KvCache: " + std::to_string(scratch_size_ + n) +
+                            " scratch tokens exceed the scratch capacity of " +
+                            std::to_string(options_.scratch_capacity));
+  }
+  for (int l = 0; l < options_.num_layers; ++l) {
+    scratch_keys_[l].narrow(0, 0, batch).narrow(2, scratch_size_, n).copy_(keys[l]);
+    scratch_values_[l].narrow(0, 0, batch).narrow(2, scratch_size_, n).copy_(values[l]);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    scratch_slots_[scratch_size_ + i] = CacheSlot{next_position_ + scratch_size_ + i, level, true};
+  }
+  scratch_size_ += static_cast<int>(n);
+}
+
+void KvCache::RollbackScratch() {
+  std::fill(scratch_slots_.begin(), scratch_slots_.end(), CacheSlot{});
+  scratch_size_ = 0;
+}
+
+void KvCache::Clear() {
+  RollbackScratch();
+  std::fill(slots_.begin(), slots_.end(), CacheSlot{});
+  persistent_size_ = 0;
+  next_position_ = 0;
+}
+
+std::vector<int64_t> KvCache::KeptPositions() const {
+  std::vector<int64_t> kept;
+  for (const CacheSlot& slot : slots_) {
+    if (slot.occupied) kept.push_back(slot.position);
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+int64_t KvCache::RelativePosition(int slot) const {
+  const bool sink = options_.evict && slot < options_.num_sinks;
+  return sink ? slots_[slot].position : slots_[slot].position - evicted();
+}
+
+std::vector<CacheSegment> KvCache::Segments(int layer, int64_t batch) const {
+  std::vector<CacheSegment> segments;
+  auto add = [&](const at::Tensor& keys, const at::Tensor& values, int64_t first, int64_t n,
+                 int64_t query_offset) {
+    if (n > 0) {
+      segments.push_back(
+          {keys.narrow(2, first, n), values.narrow(2, first, n), query_offset});
+    }
+  };
+  const int64_t gone = evicted();
+  if (gone == 0) {
+    add(keys_[layer], values_[layer], 0, persistent_size_, 0);
+  } else {
+    add(keys_[layer], values_[layer], 0, options_.num_sinks, gone);
+    add(keys_[layer], values_[layer], options_.num_sinks,
+        persistent_size_ - options_.num_sinks, 0);
+  }
+  if (scratch_size_ > 0) {
+    Require(batch <= options_.scratch_batch,
+            "a batch of " + std::to_string(batch) + " queries exceeds the scratch batch " +
+                std::to_string(options_.scratch_batch));
+    add(scratch_keys_[layer].narrow(0, 0, batch), scratch_values_[layer].narrow(0, 0, batch), 0,
+        scratch_size_, 0);
+  }
+  return segments;
+}
+
+int64_t KvCache::StorageBytes() const {
+  int64_t bytes = 0;
+  for (const auto* storage : {&keys_, &values_, &scratch_keys_, &scratch_values_}) {
+    for (const at::Tensor& t : *storage) bytes += t.numel() * t.element_size();
+  }
+  return bytes;
+}
+
+}  // namespace dfmpc::worldmodel

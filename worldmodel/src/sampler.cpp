@@ -1,0 +1,245 @@
+#include "dfmpc/worldmodel/sampler.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/csrc/autograd/grad_mode.h>
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "dfmpc/worldmodel/kv_cache.h"
+#include "dfmpc/worldmodel/transformer.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+// Draws standard normal noise on the CPU (so a seed gives the same numbers
+// on every device) and moves it to `device`.
+at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device device) {
+  return at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)).to(device);
+}
+
+// State of one generation: the noisy tokens, the schedule and the RNG.
+class Generation {
+ public:
+  Generation(const NoiseSchedule& schedule, const SampleOptions& options, int64_t batch,
+             int64_t token_dim, at::Device device)
+      : schedule_(schedule),
+        options_(options),
+        matrix_(MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
+                                     options.uncertainty)),
+        generator_(at::detail::createCPUGenerator(options.seed)),
+        device_(device) {
+    tokens_ = Noise(generator_, {batch, options.horizon, token_dim}, device);
+  }
+
+  const SchedulingMatrix& matrix() const { return matrix_; }
+  at::Tensor& tokens() { return tokens_; }
+
+  // Timesteps of tokens [begin, begin + count) before call `row`.
+  at::Tensor Timesteps(int row, int begin, int count) const {
+    std::vector<int64_t> steps(count);
+    for (int i = 0; i < count; ++i) {
+      steps[i] = schedule_.LevelTimestep(matrix_.level(row, begin + i), options_.num_levels);
+    }
+    return at::tensor(steps, at::kLong).to(device_);
+  }
+
+  // Draws this call's DDIM noise for every generated token (so both cache
+  // modes consume the generator identically); undefined when eta = 0.
+  at::Tensor CallNoise() {
+    if (options_.eta == 0.0) return at::Tensor();
+    return Noise(generator_, tokens_.sizes(), device_);
+  }
+
+  // Applies call `row` to tokens [begin, begin + count) given the model's
+  // output for them ([B, count, d]) and this call's noise.
+  void Step(int row, int begin, int count, const at::Tensor& model_out, const at::Tensor& noise) {
+    std::vector<double> ab_from(count), ab_to(count);
+    std::vector<uint8_t> changes(count);
+    for (int i = 0; i < count; ++i) {
+      const int t = begin + i;
+      ab_from[i] = schedule_.AlphaBar(
+          schedule_.LevelTimestep(matrix_.level(row, t), options_.num_levels));
+      ab_to[i] = schedule_.AlphaBar(
+          schedule_.LevelTimestep(matrix_.level(row + 1, t), options_.num_levels));
+      changes[i] = matrix_.Changes(row, t);
+    }
+    auto column = [&](const auto& values, at::ScalarType type) {
+      return at::tensor(values, type).to(device_).view({1, count, 1});
+    };
+    const at::Tensor from = column(ab_from, at::kDouble).to(at::kFloat);
+    const at::Tensor to = column(ab_to, at::kDouble).to(at::kFloat);
+    const at::Tensor moving = column(changes, at::kByte).to(at::kBool);
+    at::Tensor window = tokens_.narrow(1, begin, count);
+    // Unchanged tokens may sit at level 0, where x0/eps conversions divide
+    // by zero; they are masked out below, so feed them a harmless alpha-bar.
+    const at::Tensor safe_from = at::where(moving, from, at::full_like(from, 0.5));
+    at::Tensor x0, eps;
+    NoiseSchedule::ToX0AndEps(options_.prediction, window, model_out, safe_from, &x0, &eps);
+    const at::Tensor stepped = NoiseSchedule::DdimStep(
+        x0, eps, safe_from, to, options_.eta,
+        noise.defined() ? noise.narrow(1, begin, count) : noise);
+    window.copy_(at::where(moving, stepped, window));
+  }
+
+ private:
+  const NoiseSchedule& schedule_;
+  const SampleOptions& options_;
+  SchedulingMatrix matrix_;
+  at::Generator generator_;
+  at::Device device_;
+  at::Tensor tokens_;
+};
+
+// Index of the last token that call `row` moves, or -1.
+int LastChanging(const SchedulingMatrix& matrix, int row) {
+  for (int t = matrix.horizon() - 1; t >= 0; --t) {
+    if (matrix.Changes(row, t)) return t;
+  }
+  return -1;
+}
+
+std::vector<at::Tensor> Prefix(const std::vector<at::Tensor>& per_layer, int64_t count) {
+  std::vector<at::Tensor> prefix;
+  prefix.reserve(per_layer.size());
+  for (const at::Tensor& t : per_layer) prefix.push_back(t.narrow(2, 0, count));
+  return prefix;
+}
+
+}  // namespace
+
+CacheMode ParseCacheMode(const std::string& name) {
+  if (name == "none") return CacheMode::kNone;
+  if (name == "exact") return CacheMode::kExact;
+  throw std::invalid_argument("unknown cache mode '" + name + "' (expected none or exact)");
+}
+
+std::string CacheModeName(CacheMode mode) {
+  return mode == CacheMode::kNone ? "none" : "exact";
+}
+
+Sampler::Sampler(DfTransformerImpl& model, const NoiseSchedule& schedule)
+    : model_(model), schedule_(schedule) {
+  if (model.config().num_timesteps != schedule.num_timesteps()) {
+    throw std::invalid_argument("Sampler: model trained for " +
+                                std::to_string(model.config().num_timesteps) +
+                                " timesteps, schedule has " +
+                                std::to_string(schedule.num_timesteps()));
+  }
+}
+
+SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
+                               const SampleOptions& options, KvCache* cache) const {
+  const int64_t dim = model_.config().token_dim;
+  if (batch < 1) throw std::invalid_argument("Sampler: batch must be >= 1");
+  if (!context.defined() || context.dim() != 3 || context.size(2) != dim ||
+      (context.size(0) != 1 && context.size(0) != batch)) {
+    throw std::invalid_argument(
+        "Sampler: context must be [1 or batch, S, " + std::to_string(dim) +
+        "], got " + (context.defined() ? std::to_string(context.dim()) + "-d tensor" : "none") +
+        (context.defined() && context.dim() > 0
+             ? " with last size " + std::to_string(context.size(-1))
+             : ""));
+  }
+  if (!at::isfinite(context).all().item<bool>()) {
+    throw std::invalid_argument("Sampler: context contains NaN or infinite values");
+  }
+  if (!(options.eta >= 0.0)) throw std::invalid_argument("Sampler: eta must be >= 0");
+  // Validates K, H and u before any model work.
+  MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
+                       options.uncertainty);
+
+  torch::NoGradGuard no_grad;
+  const at::Tensor ctx = context.to(model_.CacheOptions().device, at::kFloat);
+  if (options.cache_mode == CacheMode::kNone) return GenerateUncached(ctx, batch, options);
+
+  if (cache == nullptr) {
+    KvCacheOptions cache_options = model_.CacheOptions();
+    cache_options.capacity = std::max<int>(1, static_cast<int>(ctx.size(1)));
+    cache_options.scratch_capacity = options.horizon;
+    cache_options.persistent_batch = static_cast<int>(ctx.size(0));
+    cache_options.scratch_batch = static_cast<int>(batch);
+    KvCache own(cache_options);
+    return GenerateCached(ctx, batch, options, own);
+  }
+  const KvCacheOptions& co = cache->options();
+  if (cache->persistent_size() != 0 || cache->scratch_size() != 0) {
+    throw std::invalid_argument("Sampler: the cache passed to Generate must be empty");
+  }
+  if (!co.evict && ctx.size(1) > co.capacity) {
+    throw std::length_error("Sampler: context of " + std::to_string(ctx.size(1)) +
+                            " tokens exceeds the capacity of " + std::to_string(co.capacity) +
+                            " of a cache without eviction");
+  }
+  if (co.scratch_capacity < options.horizon || co.scratch_batch < batch ||
+      co.persistent_batch != ctx.size(0)) {
+    throw std::invalid_argument(
+        "Sampler: cache needs scratch capacity >= H, scratch batch >= batch and a persistent "
+        "batch equal to the context's");
+  }
+  return GenerateCached(ctx, batch, options, *cache);
+}
+
+SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
+                                       const SampleOptions& options) const {
+  Generation gen(schedule_, options, batch, context.size(2), context.device());
+  const SchedulingMatrix& matrix = gen.matrix();
+  const int64_t num_context = context.size(1);
+  const at::Tensor context_steps =
+      at::full({num_context}, -1, at::TensorOptions().dtype(at::kLong).device(context.device()));
+  const at::Tensor full_context = context.expand({batch, num_context, context.size(2)});
+  SampleStats stats;
+  for (int row = 0; row < matrix.num_calls(); ++row) {
+    const at::Tensor noise = gen.CallNoise();
+    const at::Tensor sequence = at::cat({full_context, gen.tokens()}, 1);
+    const at::Tensor steps = at::cat({context_steps, gen.Timesteps(row, 0, matrix.horizon())});
+    const at::Tensor out = model_.Forward(sequence, steps, nullptr);
+    gen.Step(row, 0, matrix.horizon(), out.narrow(1, num_context, matrix.horizon()), noise);
+    ++stats.calls;
+    stats.token_forwards += sequence.size(1);
+  }
+  return SampleResult{gen.tokens(), stats};
+}
+
+SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
+                                     const SampleOptions& options, KvCache& cache) const {
+  Generation gen(schedule_, options, batch, context.size(2), context.device());
+  const SchedulingMatrix& matrix = gen.matrix();
+  SampleStats stats;
+  if (context.size(1) > 0) {
+    WindowKeysValues kv;
+    const at::Tensor steps = at::full(
+        {context.size(1)}, -1, at::TensorOptions().dtype(at::kLong).device(context.device()));
+    model_.Forward(context, steps, &cache, &kv);
+    cache.Append(kv.keys, kv.values);
+    stats.token_forwards += context.size(1);
+  }
+  int committed = 0;  // generated tokens whose keys/values are in the cache
+  for (int row = 0; row < matrix.num_calls(); ++row) {
+    const at::Tensor noise = gen.CallNoise();
+    ++stats.calls;
+    const int last = LastChanging(matrix, row);
+    if (last < committed) continue;  // nothing moves in this call
+    const int count = last - committed + 1;
+    WindowKeysValues kv;
+    const at::Tensor out = model_.Forward(gen.tokens().narrow(1, committed, count),
+                                          gen.Timesteps(row, committed, count), &cache,
+                                          &kv);
+    stats.token_forwards += count;
+    gen.Step(row, committed, count, out, noise);
+    // Tokens that were already clean in this call had their final keys and
+    // values computed: commit the clean prefix of the window.
+    int clean = 0;
+    while (clean < count && matrix.level(row, committed + clean) == 0) ++clean;
+    if (clean > 0) {
+      cache.AppendScratch(Prefix(kv.keys, clean), Prefix(kv.values, clean));
+      committed += clean;
+    }
+  }
+  cache.RollbackScratch();
+  return SampleResult{gen.tokens(), stats};
+}
+
+}  // namespace dfmpc::worldmodel

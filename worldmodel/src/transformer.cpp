@@ -1,0 +1,199 @@
+#include "dfmpc/worldmodel/transformer.h"
+
+#include <torch/nn/functional/activation.h>
+#include <torch/nn/modules/activation.h>
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "attention.h"
+
+namespace dfmpc::worldmodel {
+
+namespace F = torch::nn::functional;
+
+void TransformerConfig::Validate() const {
+  auto require = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("TransformerConfig: " + what);
+  };
+  require(token_dim > 0, "token_dim must be positive, got " + std::to_string(token_dim));
+  require(width > 0 && depth > 0 && heads > 0 && mlp_ratio > 0,
+          "width, depth, heads and mlp_ratio must be positive");
+  require(width % heads == 0, "width " + std::to_string(width) +
+                                  " is not divisible by heads " + std::to_string(heads));
+  require(head_dim() % 2 == 0, "head_dim (width / heads) must be even for rotary embeddings");
+  require(max_positions > 0, "max_positions must be positive");
+  require(num_timesteps > 0, "num_timesteps must be positive");
+}
+
+// One pre-norm block whose norms are modulated per token by its timestep.
+class TransformerBlock : public torch::nn::Module {
+ public:
+  TransformerBlock(int width, int heads, int mlp_ratio)
+      : heads_(heads),
+        norm1_(register_module(
+            "norm1", torch::nn::LayerNorm(
+                         torch::nn::LayerNormOptions({width}).elementwise_affine(false)))),
+        norm2_(register_module(
+            "norm2", torch::nn::LayerNorm(
+                         torch::nn::LayerNormOptions({width}).elementwise_affine(false)))),
+        qkv_(register_module("qkv", torch::nn::Linear(width, 3 * width))),
+        proj_(register_module("proj", torch::nn::Linear(width, width))),
+        fc1_(register_module("fc1", torch::nn::Linear(width, mlp_ratio * width))),
+        fc2_(register_module("fc2", torch::nn::Linear(mlp_ratio * width, width))),
+        modulation_(register_module("modulation", torch::nn::Linear(width, 6 * width))) {}
+
+  // x: [B, w, D]; cond: [U, D] activated conditioning of the unique
+  // timesteps, `inverse` ([Bt * w]) maps each token to its row.
+  at::Tensor Forward(const at::Tensor& x, const at::Tensor& cond, const at::Tensor& inverse,
+                     int64_t cond_batch, const RotaryAngles& angles,
+                     const std::vector<CachedKeysValues>& cached, at::Tensor* keys,
+                     at::Tensor* values) {
+    const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
+    const auto mod = modulation_(cond)
+                         .index_select(0, inverse)
+                         .view({cond_batch, window, 6 * width})
+                         .chunk(6, -1);
+    at::Tensor h = norm1_(x) * (1 + mod[1]) + mod[0];
+    const auto qkv = qkv_(h)
+                         .view({batch, window, 3, heads_, width / heads_})
+                         .permute({2, 0, 3, 1, 4});
+    *keys = ApplyRotary(qkv[1], angles);
+    *values = qkv[2];
+    const at::Tensor attended = CausalAttention(qkv[0], *keys, qkv[2], angles, cached);
+    at::Tensor out = x + mod[2] * proj_(attended.transpose(1, 2).reshape({batch, window, width}));
+    h = norm2_(out) * (1 + mod[4]) + mod[3];
+    return out + mod[5] * fc2_(F::gelu(fc1_(h)));
+  }
+
+ private:
+  int heads_;
+  torch::nn::LayerNorm norm1_, norm2_;
+  torch::nn::Linear qkv_, proj_, fc1_, fc2_, modulation_;
+};
+
+namespace {
+
+// Sinusoidal features of (timestep + 1), so clean (-1) maps to 0.
+at::Tensor TimestepFeatures(const at::Tensor& timesteps, int64_t dim) {
+  const int64_t half = dim / 2;
+  const at::Tensor freqs =
+      at::exp(at::arange(half, timesteps.options().dtype(at::kFloat)) *
+              (-std::log(10000.0) / half));
+  const at::Tensor angles = (timesteps + 1).to(at::kFloat).unsqueeze(1) * freqs.unsqueeze(0);
+  at::Tensor features = at::cat({at::cos(angles), at::sin(angles)}, 1);
+  if (dim % 2 == 1) features = at::pad(features, {0, 1});
+  return features;
+}
+
+}  // namespace
+
+DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config) : config_(config) {
+  config_.Validate();
+  const int width = config.width;
+  input_ = register_module("input", torch::nn::Linear(config.token_dim, width));
+  time_mlp_ = register_module(
+      "time_mlp", torch::nn::Sequential(torch::nn::Linear(width, width), torch::nn::SiLU(),
+                                        torch::nn::Linear(width, width)));
+  for (int l = 0; l < config.depth; ++l) {
+    blocks_.push_back(register_module(
+        "block" + std::to_string(l),
+        std::make_shared<TransformerBlock>(width, config.heads, config.mlp_ratio)));
+  }
+  final_modulation_ = register_module("final_modulation", torch::nn::Linear(width, 2 * width));
+  final_norm_ = register_module(
+      "final_norm",
+      torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false)));
+  output_ = register_module("output", torch::nn::Linear(width, config.token_dim));
+  rotary_frequencies_ = RotaryFrequencies(config.head_dim());
+}
+
+at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
+                                      const KvCache* cache, WindowKeysValues* window_kv) {
+  if (tokens.dim() != 3 || tokens.size(2) != config_.token_dim) {
+    throw std::invalid_argument("DfTransformer: tokens must be [batch, window, " +
+                                std::to_string(config_.token_dim) + "], got " +
+                                std::to_string(tokens.dim()) + "-d tensor with last size " +
+                                std::to_string(tokens.dim() ? tokens.size(-1) : 0));
+  }
+  const int64_t batch = tokens.size(0), window = tokens.size(1);
+  const at::Tensor steps = timesteps.dim() == 1 ? timesteps.unsqueeze(0) : timesteps;
+  if (steps.dim() != 2 || steps.size(1) != window ||
+      (steps.size(0) != 1 && steps.size(0) != batch)) {
+    throw std::invalid_argument("DfTransformer: timesteps must be [window] or [batch, window]");
+  }
+  if (window == 0) throw std::invalid_argument("DfTransformer: empty window");
+  const int64_t attended = (cache != nullptr ? cache->size() : 0) + window;
+  if (attended > config_.max_positions) {
+    throw std::out_of_range("DfTransformer: " + std::to_string(attended) +
+                            " attended tokens exceed the model's max_positions " +
+                            std::to_string(config_.max_positions));
+  }
+  const auto [unique_steps, inverse] = at::_unique(steps.flatten(), true, true);
+  if (unique_steps[0].item<int64_t>() < -1 ||
+      unique_steps[-1].item<int64_t>() >= config_.num_timesteps) {
+    throw std::out_of_range("DfTransformer: timesteps must lie in [-1, " +
+                            std::to_string(config_.num_timesteps - 1) + "]");
+  }
+  // Conditioning is computed once per distinct timestep, then gathered.
+  const at::Tensor cond =
+      F::silu(time_mlp_->forward(TimestepFeatures(unique_steps, config_.width)));
+
+  // Window tokens sit at their absolute positions. Segments that attend with
+  // an offset (sinks after eviction) get queries rotated at shifted angles.
+  const int64_t first = cache != nullptr ? cache->NextPosition() : 0;
+  const auto float_options = tokens.options().dtype(at::kFloat);
+  const RotaryAngles angles =
+      MakeRotaryAngles(rotary_frequencies_, first, window, float_options);
+  std::map<int64_t, RotaryAngles> shifted;
+  if (cache != nullptr) {
+    for (const CacheSegment& segment : cache->Segments(0, batch)) {
+      if (segment.query_offset != 0 && !shifted.count(segment.query_offset)) {
+        shifted[segment.query_offset] = MakeRotaryAngles(
+            rotary_frequencies_, first - segment.query_offset, window, float_options);
+      }
+    }
+  }
+
+  if (window_kv != nullptr) {
+    window_kv->keys.assign(blocks_.size(), at::Tensor());
+    window_kv->values.assign(blocks_.size(), at::Tensor());
+  }
+  at::Tensor x = input_(tokens);
+  for (size_t l = 0; l < blocks_.size(); ++l) {
+    std::vector<CachedKeysValues> cached;
+    if (cache != nullptr) {
+      for (const CacheSegment& segment : cache->Segments(static_cast<int>(l), batch)) {
+        cached.push_back({segment.keys, segment.values,
+                          segment.query_offset == 0 ? &angles
+                                                    : &shifted.at(segment.query_offset)});
+      }
+    }
+    at::Tensor keys, values;
+    x = blocks_[l]->Forward(x, cond, inverse, steps.size(0), angles, cached, &keys, &values);
+    if (window_kv != nullptr) {
+      window_kv->keys[l] = keys;
+      window_kv->values[l] = values;
+    }
+  }
+  const auto mod = final_modulation_(cond)
+                       .index_select(0, inverse)
+                       .view({steps.size(0), window, 2 * config_.width})
+                       .chunk(2, -1);
+  return output_(final_norm_(x) * (1 + mod[1]) + mod[0]);
+}
+
+KvCacheOptions DfTransformerImpl::CacheOptions() const {
+  KvCacheOptions options;
+  options.num_layers = config_.depth;
+  options.num_heads = config_.heads;
+  options.head_dim = config_.head_dim();
+  const at::Tensor& weight = input_->weight;
+  options.dtype = weight.scalar_type();
+  options.device = weight.device();
+  return options;
+}
+
+}  // namespace dfmpc::worldmodel
