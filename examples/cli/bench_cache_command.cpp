@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/sampler.h"
 #include "dfmpc/worldmodel/transformer.h"
 #include "table.h"
@@ -27,6 +28,7 @@ struct BenchCacheOptions {
   int repeats = 3;
   int threads = 1;
   int token_dim = 4;
+  std::string device = "cpu";
   std::string csv = "bench_cache.csv";
 };
 
@@ -45,15 +47,16 @@ void RunBenchCache(const BenchCacheOptions& o) {
   const int longest = *std::max_element(o.contexts.begin(), o.contexts.end());
   config.max_positions = std::max(config.max_positions, longest + o.horizon);
   worldmodel::DfTransformer model(config);
+  model->to(worldmodel::ParseDevice(o.device));
   model->eval();
   const worldmodel::NoiseSchedule schedule(config.num_timesteps);
   const worldmodel::Sampler sampler(*model, schedule);
 
   std::fprintf(stderr,
-               "bench cache: width %d, depth %d, heads %d, d %d, K %d, H %d, %d thread(s), "
-               "median of %d\n",
+               "bench cache: width %d, depth %d, heads %d, d %d, K %d, H %d, device %s, "
+               "%d thread(s), median of %d\n",
                config.width, config.depth, config.heads, config.token_dim, o.levels, o.horizon,
-               o.threads, o.repeats);
+               o.device.c_str(), o.threads, o.repeats);
   Table table({"S", "mode", "calls", "token_forwards", "wall_ms", "speedup"});
   for (int s : o.contexts) {
     if (s < 0) throw std::invalid_argument("context lengths must be >= 0");
@@ -99,6 +102,8 @@ void AddBenchCacheCommand(CLI::App& bench) {
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
   cmd->add_option("--token-dim", options->token_dim, "features per token")->capture_default_str();
+  cmd->add_option("--device", options->device, "torch device: cpu, cuda, cuda:1, ...")
+      ->capture_default_str();
   cmd->add_option("--csv", options->csv, "CSV output path")->capture_default_str();
   cmd->callback([options] { RunBenchCache(*options); });
 }

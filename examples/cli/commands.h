@@ -12,6 +12,9 @@ namespace dfmpc::cli {
 
 void AddScheduleCommand(CLI::App& app);      // dfmpc schedule
 void AddBenchCacheCommand(CLI::App& bench);  // dfmpc bench cache
+void AddCollectCommand(CLI::App& app);        // dfmpc collect
+void AddEvalCommand(CLI::App& app);           // dfmpc eval
+void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
 
 }  // namespace dfmpc::cli
 

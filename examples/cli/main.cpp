@@ -1,5 +1,6 @@
 // The `dfmpc` command-line tool: one binary, one subcommand per job.
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
 
 #include <exception>
 #include <iostream>
@@ -12,15 +13,22 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", DFMPC_VERSION);
 
   dfmpc::cli::AddScheduleCommand(app);
+  dfmpc::cli::AddCollectCommand(app);
+  dfmpc::cli::AddEvalCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");
   bench->require_subcommand(1);
   dfmpc::cli::AddBenchCacheCommand(*bench);
+  dfmpc::cli::AddBenchRenderCommand(*bench);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const c10::Error& e) {
+    // LibTorch errors carry a C++ backtrace; users need only the message.
+    std::cerr << "dfmpc: error: " << e.what_without_backtrace() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "dfmpc: error: " << e.what() << "\n";
     return 1;

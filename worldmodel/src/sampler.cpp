@@ -2,7 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/csrc/autograd/grad_mode.h>
+#include <c10/core/InferenceMode.h>
 
 #include <memory>
 #include <stdexcept>
@@ -151,7 +151,7 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
   MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
                        options.uncertainty);
 
-  torch::NoGradGuard no_grad;
+  c10::InferenceMode inference;
   const at::Tensor ctx = context.to(model_.CacheOptions().device, at::kFloat);
   if (options.cache_mode == CacheMode::kNone) return GenerateUncached(ctx, batch, options);
 

@@ -1,0 +1,106 @@
+// The environment interface: MuJoCo tasks with dm_control conventions.
+//
+// Tasks (names as accepted by MakeEnv; "angle 0" is upright throughout):
+//   pendulum_swingup  obs [cos(angle), sin(angle), angular velocity]       act [torque]
+//   cartpole_swingup  obs [cart x, cos(pole), sin(pole), cart vel, pole ang vel]
+//   cartpole_balance    (same layout as cartpole_swingup)                 act [cart force]
+//   reacher           obs [cos q1, sin q1, cos q2, sin q2,
+//                          target - finger (x, y), q1 vel, q2 vel]        act [shoulder, wrist]
+//   pointmass_maze    obs [x, y, vx, vy, goal x, goal y]                   act [force x, force y]
+//
+// Conventions: every action component lies in [-1, 1]; components outside
+// are clipped to the bounds (not an error). A wrong action size, NaN or inf
+// throws std::invalid_argument. Rewards lie in [0, 1] per control step; an
+// episode is truncated after `episode_length` control steps (default 1000),
+// so returns lie in 0..1000. Tasks never terminate early. One control step is
+// `action_repeat` physics steps; the reward is taken after the last of them.
+// Same seed, same actions => the same trajectory, bit for bit.
+#ifndef DFMPC_ENVS_ENV_H_
+#define DFMPC_ENVS_ENV_H_
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dfmpc::envs {
+
+// Box bounds of an observation or action vector (inf where unbounded).
+struct BoxSpec {
+  Eigen::VectorXd lower;
+  Eigen::VectorXd upper;
+  int size() const { return static_cast<int>(lower.size()); }
+};
+
+struct StepResult {
+  Eigen::VectorXd observation;
+  double reward = 0.0;
+  bool terminated = false;  // a terminal state was reached (never, for these tasks)
+  bool truncated = false;   // the time limit was reached
+};
+
+struct EnvOptions {
+  int action_repeat = 1;     // physics steps per control step, >= 1
+  int episode_length = 1000; // control steps before truncation, >= 1
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  virtual const std::string& name() const = 0;
+  virtual const BoxSpec& observation_spec() const = 0;
+  virtual const BoxSpec& action_spec() const = 0;
+  // Seconds of simulated time per control step.
+  virtual double control_timestep() const = 0;
+  virtual int episode_length() const = 0;
+  // Control steps taken since the last Reset.
+  virtual int step_count() const = 0;
+
+  // Starts an episode; the initial state is a pure function of `seed`.
+  virtual Eigen::VectorXd Reset(std::uint64_t seed) = 0;
+  // Applies `action` for one control step. Stepping past the time limit is
+  // allowed (the simulation goes on; `truncated` stays true).
+  virtual StepResult Step(const Eigen::VectorXd& action) = 0;
+  virtual Eigen::VectorXd Observation() const = 0;
+
+  // Full state for exact restore: time, step count, the physics state
+  // (positions, velocities, activations, solver warm start, controls) and the
+  // task's own random state (targets, goals), laid out as
+  //   [time, step count, qpos, qvel, act, qacc_warmstart, ctrl,
+  //    mocap positions (3 each), mocap quaternions (4 each)]
+  // in MuJoCo's order. set_state(state()) restores the trajectory exactly.
+  virtual Eigen::VectorXd state() const = 0;
+  // Throws std::invalid_argument on a wrong size or non-finite entries.
+  virtual void set_state(const Eigen::VectorXd& state) = 0;
+
+  // A dense reward in [0, 1] at the current state for planners (e.g. energy
+  // shaping for pendulum, maze distance for the point mass); equals the task
+  // reward where that is already smooth.
+  virtual double ShapedReward() const = 0;
+  // Whether the task defines success (pointmass_maze: within 0.5 m of the
+  // goal), and whether the current state counts as one.
+  virtual bool has_success_metric() const = 0;
+  virtual bool IsSuccess() const = 0;
+
+  // Renders the current state from the task's fixed camera, offscreen via
+  // EGL (no display needed). Returns height * width * 3 bytes of RGB, rows top
+  // to bottom. Throws std::runtime_error when no EGL device can be opened.
+  virtual std::vector<std::uint8_t> Render(int width, int height) = 0;
+
+  // An independent copy at the same state (shares the immutable model).
+  virtual std::unique_ptr<Env> Clone() const = 0;
+};
+
+// Task names accepted by MakeEnv, in a fixed order.
+std::vector<std::string> TaskNames();
+
+// Throws std::invalid_argument for an unknown name or bad options, and
+// std::runtime_error if the task's model fails to load.
+std::unique_ptr<Env> MakeEnv(const std::string& name, const EnvOptions& options = {});
+
+}  // namespace dfmpc::envs
+
+#endif  // DFMPC_ENVS_ENV_H_

@@ -1,0 +1,119 @@
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dataset_format.h"
+#include "dfmpc/envs/dataset.h"
+#include "hdf5_util.h"
+
+namespace dfmpc::envs {
+
+namespace f = dataset_format;
+
+namespace {
+
+// Reads a dataset of shape [rows, row_dims...] into `buffer`, checking the shape.
+template <typename T>
+void ReadArray(hid_t file, const char* name, hid_t type, const std::vector<hsize_t>& shape,
+               T* buffer) {
+  if (hdf5::Shape(file, name) != shape) {
+    throw std::runtime_error(std::string("dataset '") + name + "' has an unexpected shape");
+  }
+  hsize_t count = 1;
+  for (hsize_t d : shape) count *= d;
+  if (count > 0) hdf5::ReadInto(file, name, type, buffer);
+}
+
+DatasetInfo ReadInfo(hid_t file) {
+  const std::string format = (H5Aexists(file, "format") > 0)
+                                 ? hdf5::ReadStringAttribute(file, "format")
+                                 : std::string();
+  if (format != f::kFormatName) {
+    throw std::runtime_error("not a dfmpc dataset (no format=\"dfmpc-dataset\" attribute)");
+  }
+  DatasetInfo info;
+  info.format_version = static_cast<int>(hdf5::ReadInt64Attribute(file, "format_version"));
+  if (info.format_version > kDatasetFormatVersion || info.format_version < 1) {
+    throw std::runtime_error("dataset format version " + std::to_string(info.format_version) +
+                             " is not supported (this library reads up to " +
+                             std::to_string(kDatasetFormatVersion) + ")");
+  }
+  info.library_version = hdf5::ReadStringAttribute(file, "library_version");
+  info.task = hdf5::ReadStringAttribute(file, "task");
+  info.policy = hdf5::ReadStringAttribute(file, "policy");
+  info.seed = static_cast<std::uint64_t>(hdf5::ReadInt64Attribute(file, "seed"));
+  info.observation_size = static_cast<int>(hdf5::ReadInt64Attribute(file, "observation_size"));
+  info.action_size = static_cast<int>(hdf5::ReadInt64Attribute(file, "action_size"));
+  info.action_repeat = static_cast<int>(hdf5::ReadInt64Attribute(file, "action_repeat"));
+  info.control_timestep = hdf5::ReadDoubleAttribute(file, "control_timestep");
+  info.frame_width = static_cast<int>(hdf5::ReadInt64Attribute(file, "frame_width"));
+  info.frame_height = static_cast<int>(hdf5::ReadInt64Attribute(file, "frame_height"));
+  return info;
+}
+
+Dataset ReadContents(hid_t file, bool load_frames) {
+  Dataset data;
+  data.info = ReadInfo(file);
+  const hsize_t n = static_cast<hsize_t>(hdf5::ReadInt64Attribute(file, "num_steps"));
+  const hsize_t e = static_cast<hsize_t>(hdf5::ReadInt64Attribute(file, "num_episodes"));
+  const hsize_t obs = data.info.observation_size;
+  const hsize_t act = data.info.action_size;
+  data.observations.resize(n, obs);
+  data.next_observations.resize(n, obs);
+  data.actions.resize(n, act);
+  data.rewards.resize(n);
+  data.terminals.resize(n);
+  data.timeouts.resize(n);
+  ReadArray(file, f::kObservations, H5T_NATIVE_FLOAT, {n, obs}, data.observations.data());
+  ReadArray(file, f::kNextObservations, H5T_NATIVE_FLOAT, {n, obs}, data.next_observations.data());
+  ReadArray(file, f::kActions, H5T_NATIVE_FLOAT, {n, act}, data.actions.data());
+  ReadArray(file, f::kRewards, H5T_NATIVE_FLOAT, {n}, data.rewards.data());
+  ReadArray(file, f::kTerminals, H5T_NATIVE_UINT8, {n}, data.terminals.data());
+  ReadArray(file, f::kTimeouts, H5T_NATIVE_UINT8, {n}, data.timeouts.data());
+  data.episode_starts.resize(e);
+  data.episode_lengths.resize(e);
+  data.episode_returns.resize(e);
+  data.episode_success.resize(e);
+  ReadArray(file, f::kEpisodeStarts, H5T_NATIVE_INT64, {e}, data.episode_starts.data());
+  ReadArray(file, f::kEpisodeLengths, H5T_NATIVE_INT64, {e}, data.episode_lengths.data());
+  ReadArray(file, f::kEpisodeReturns, H5T_NATIVE_DOUBLE, {e}, data.episode_returns.data());
+  ReadArray(file, f::kEpisodeSuccess, H5T_NATIVE_UINT8, {e}, data.episode_success.data());
+  std::int64_t expected_start = 0;
+  for (hsize_t i = 0; i < e; ++i) {
+    if (data.episode_starts[i] != expected_start || data.episode_lengths[i] < 0) {
+      throw std::runtime_error("episode boundaries are inconsistent");
+    }
+    expected_start += data.episode_lengths[i];
+  }
+  if (expected_start != static_cast<std::int64_t>(n)) {
+    throw std::runtime_error("episode lengths do not add up to the number of steps");
+  }
+  if (load_frames && data.info.frame_width > 0) {
+    const hsize_t h = data.info.frame_height;
+    const hsize_t w = data.info.frame_width;
+    data.frames.resize(n * h * w * 3);
+    ReadArray(file, f::kFrames, H5T_NATIVE_UINT8, {n, h, w, 3}, data.frames.data());
+  }
+  return data;
+}
+
+}  // namespace
+
+Dataset ReadDataset(const std::string& path, bool load_frames) {
+  hdf5::SilenceErrors();
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw std::runtime_error("cannot read dataset '" + path +
+                             "': missing, truncated or not an HDF5 file");
+  }
+  hdf5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) {
+    throw std::runtime_error("cannot read dataset '" + path + "': HDF5 cannot open it (truncated?)");
+  }
+  try {
+    return ReadContents(file.get(), load_frames);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot read dataset '" + path + "': " + e.what());
+  }
+}
+
+}  // namespace dfmpc::envs

@@ -1,0 +1,160 @@
+#include "mujoco_env.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace dfmpc::envs {
+namespace {
+
+// Copies `count` values between a MuJoCo array and a state vector.
+void Pack(const mjtNum* from, int count, Eigen::VectorXd* state, int* offset) {
+  state->segment(*offset, count) = Eigen::Map<const Eigen::VectorXd>(from, count);
+  *offset += count;
+}
+void Unpack(const Eigen::VectorXd& state, int count, mjtNum* to, int* offset) {
+  Eigen::Map<Eigen::VectorXd>(to, count) = state.segment(*offset, count);
+  *offset += count;
+}
+
+// Recomputes the position-dependent quantities (body, geom, site, camera
+// poses) after the state changed. mj_step recomputes them all before use,
+// so this never alters the trajectory.
+void UpdatePoses(const mjModel* model, mjData* data) {
+  mj_kinematics(model, data);
+  mj_comPos(model, data);
+  mj_camlight(model, data);
+}
+
+}  // namespace
+
+MujocoEnv::MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options)
+    : task_(std::move(task)), options_(options), name_(task_->name()) {
+  if (options.action_repeat < 1) throw std::invalid_argument("action_repeat must be >= 1");
+  if (options.episode_length < 1) throw std::invalid_argument("episode_length must be >= 1");
+  model_ = std::shared_ptr<const mjModel>(LoadModelFromXml(task_->Xml(), name_).release(),
+                                          ModelDeleter());
+  data_ = DataPtr(mj_makeData(model_.get()));
+  task_->ObservationBounds(&observation_spec_.lower, &observation_spec_.upper);
+  action_spec_.lower = Eigen::VectorXd::Constant(model_->nu, -1.0);
+  action_spec_.upper = Eigen::VectorXd::Constant(model_->nu, 1.0);
+  Reset(0);
+}
+
+MujocoEnv::MujocoEnv(const MujocoEnv& other)
+    : task_(other.task_),
+      model_(other.model_),
+      data_(mj_makeData(other.model_.get())),
+      options_(other.options_),
+      name_(other.name_),
+      observation_spec_(other.observation_spec_),
+      action_spec_(other.action_spec_) {
+  set_state(other.state());
+}
+
+std::unique_ptr<Env> MujocoEnv::Clone() const {
+  return std::unique_ptr<Env>(new MujocoEnv(*this));
+}
+
+double MujocoEnv::control_timestep() const {
+  return model_->opt.timestep * options_.action_repeat;
+}
+
+Eigen::VectorXd MujocoEnv::Reset(std::uint64_t seed) {
+  const mjModel* m = model_.get();
+  mj_resetData(m, data_.get());
+  Rng rng(seed);
+  task_->Initialize(m, data_.get(), &rng);
+  UpdatePoses(m, data_.get());
+  step_count_ = 0;
+  return Observation();
+}
+
+void MujocoEnv::ApplyAction(const Eigen::VectorXd& action) {
+  if (action.size() != action_spec_.size()) {
+    throw std::invalid_argument(name_ + ": action has " + std::to_string(action.size()) +
+                                " components, expected " + std::to_string(action_spec_.size()));
+  }
+  if (!action.allFinite()) {
+    throw std::invalid_argument(name_ + ": action contains NaN or inf");
+  }
+  for (int i = 0; i < action.size(); ++i) {
+    data_->ctrl[i] = std::clamp(action[i], action_spec_.lower[i], action_spec_.upper[i]);
+  }
+}
+
+StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
+  ApplyAction(action);
+  const mjModel* m = model_.get();
+  for (int i = 0; i < options_.action_repeat; ++i) mj_step(m, data_.get());
+  UpdatePoses(m, data_.get());
+  ++step_count_;
+  StepResult result;
+  result.observation = Observation();
+  result.reward = task_->Reward(m, data_.get());
+  result.truncated = step_count_ >= options_.episode_length;
+  return result;
+}
+
+Eigen::VectorXd MujocoEnv::Observation() const {
+  Eigen::VectorXd observation(observation_spec_.size());
+  task_->Observe(model_.get(), data_.get(), observation);
+  return observation;
+}
+
+int MujocoEnv::StateSize() const {
+  const mjModel* m = model_.get();
+  return 2 + m->nq + 2 * m->nv + m->na + m->nu + 7 * m->nmocap;
+}
+
+Eigen::VectorXd MujocoEnv::state() const {
+  const mjModel* m = model_.get();
+  const mjData* d = data_.get();
+  Eigen::VectorXd state(StateSize());
+  state[0] = d->time;
+  state[1] = step_count_;
+  int offset = 2;
+  Pack(d->qpos, m->nq, &state, &offset);
+  Pack(d->qvel, m->nv, &state, &offset);
+  Pack(d->act, m->na, &state, &offset);
+  Pack(d->qacc_warmstart, m->nv, &state, &offset);
+  Pack(d->ctrl, m->nu, &state, &offset);
+  Pack(d->mocap_pos, 3 * m->nmocap, &state, &offset);
+  Pack(d->mocap_quat, 4 * m->nmocap, &state, &offset);
+  return state;
+}
+
+void MujocoEnv::set_state(const Eigen::VectorXd& state) {
+  if (state.size() != StateSize()) {
+    throw std::invalid_argument(name_ + ": state has " + std::to_string(state.size()) +
+                                " entries, expected " + std::to_string(StateSize()));
+  }
+  if (!state.allFinite()) throw std::invalid_argument(name_ + ": state contains NaN or inf");
+  if (state[1] < 0 || state[1] != std::floor(state[1])) {
+    throw std::invalid_argument(name_ + ": state has an invalid step count");
+  }
+  const mjModel* m = model_.get();
+  mjData* d = data_.get();
+  d->time = state[0];
+  step_count_ = static_cast<int>(state[1]);
+  int offset = 2;
+  Unpack(state, m->nq, d->qpos, &offset);
+  Unpack(state, m->nv, d->qvel, &offset);
+  Unpack(state, m->na, d->act, &offset);
+  Unpack(state, m->nv, d->qacc_warmstart, &offset);
+  Unpack(state, m->nu, d->ctrl, &offset);
+  Unpack(state, 3 * m->nmocap, d->mocap_pos, &offset);
+  Unpack(state, 4 * m->nmocap, d->mocap_quat, &offset);
+  UpdatePoses(m, d);
+}
+
+double MujocoEnv::ShapedReward() const { return task_->ShapedReward(model_.get(), data_.get()); }
+
+bool MujocoEnv::IsSuccess() const { return task_->IsSuccess(model_.get(), data_.get()); }
+
+std::vector<std::uint8_t> MujocoEnv::Render(int width, int height) {
+  if (!renderer_) renderer_ = std::make_unique<Renderer>(model_.get());
+  return renderer_->Render(model_.get(), data_.get(), width, height);
+}
+
+}  // namespace dfmpc::envs

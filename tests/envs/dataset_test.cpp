@@ -1,0 +1,162 @@
+#include "dfmpc/envs/dataset.h"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "dfmpc/envs/env.h"
+#include "dfmpc/envs/policy.h"
+
+namespace dfmpc::envs {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DatasetTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) /
+           ("dfmpc_dataset_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  DatasetInfo Info(const Env& env, int frame_width = 0, int frame_height = 0) const {
+    DatasetInfo info;
+    info.task = env.name();
+    info.policy = "random";
+    info.seed = 42;
+    info.observation_size = env.observation_spec().size();
+    info.action_size = env.action_spec().size();
+    info.control_timestep = env.control_timestep();
+    info.frame_width = frame_width;
+    info.frame_height = frame_height;
+    return info;
+  }
+
+  // A short random-policy episode with synthetic frames (no rendering).
+  static Episode MakeEpisode(Env& env, std::uint64_t seed, int width, int height) {
+    RandomPolicy policy(env.action_spec(), seed);
+    Episode episode = RunEpisode(env, policy, seed);
+    for (int t = 0; t < episode.length(); ++t) {
+      episode.frames.emplace_back(static_cast<std::size_t>(width) * height * 3,
+                                  static_cast<std::uint8_t>(t + seed));
+    }
+    return episode;
+  }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::size_t FilesInDir() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+  }
+
+  fs::path dir_;
+};
+
+std::unique_ptr<Env> ShortEnv(int steps) {
+  EnvOptions options;
+  options.episode_length = steps;
+  return MakeEnv("reacher", options);
+}
+
+TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
+  auto env = ShortEnv(20);
+  const Episode a = MakeEpisode(*env, 1, 4, 3);
+  const Episode b = MakeEpisode(*env, 2, 4, 3);
+  const std::string path = Path("data.h5");
+  {
+    DatasetWriter writer(path, Info(*env, 4, 3));
+    writer.Append(a);
+    writer.Append(b);
+    EXPECT_FALSE(fs::exists(path));
+    writer.Commit();
+  }
+  EXPECT_EQ(FilesInDir(), 1u);
+  const Dataset data = ReadDataset(path);
+  EXPECT_EQ(data.info.task, "reacher");
+  EXPECT_EQ(data.info.policy, "random");
+  EXPECT_EQ(data.info.seed, 42u);
+  EXPECT_EQ(data.info.format_version, kDatasetFormatVersion);
+  EXPECT_FALSE(data.info.library_version.empty());
+  EXPECT_EQ(data.num_steps(), 40);
+  ASSERT_EQ(data.num_episodes(), 2);
+  EXPECT_EQ(data.episode_starts[1], 20);
+  EXPECT_EQ(data.episode_lengths[0], 20);
+  EXPECT_DOUBLE_EQ(data.episode_returns[1], b.Return());
+  EXPECT_EQ(data.observations.topRows(20), a.observations.topRows(20).cast<float>());
+  EXPECT_EQ(data.next_observations.bottomRows(20), b.observations.bottomRows(20).cast<float>());
+  EXPECT_EQ(data.actions.bottomRows(20), b.actions.cast<float>());
+  EXPECT_EQ(data.rewards.head(20), a.rewards.cast<float>());
+  EXPECT_EQ(data.timeouts[19], 1);
+  EXPECT_EQ(data.timeouts[18], 0);
+  EXPECT_EQ(data.terminals[19], 0);
+  ASSERT_EQ(data.frames.size(), 40u * 4 * 3 * 3);
+  EXPECT_EQ(data.frames[20 * 36], b.frames[0][0]);
+  EXPECT_TRUE(ReadDataset(path, false).frames.empty());
+}
+
+TEST_F(DatasetTest, UncommittedWriterLeavesNoFile) {
+  auto env = ShortEnv(5);
+  const std::string path = Path("never.h5");
+  {
+    DatasetWriter writer(path, Info(*env));
+    writer.Append(MakeEpisode(*env, 1, 0, 0));
+  }
+  EXPECT_EQ(FilesInDir(), 0u);
+}
+
+TEST_F(DatasetTest, RejectsEpisodesOfTheWrongShape) {
+  auto env = ShortEnv(5);
+  DatasetWriter writer(Path("shape.h5"), Info(*env, 4, 3));
+  Episode episode = MakeEpisode(*env, 1, 4, 3);
+  episode.frames.pop_back();
+  EXPECT_THROW(writer.Append(episode), std::invalid_argument);
+  auto other = MakeEnv("cartpole_swingup");
+  EXPECT_THROW(writer.Append(MakeEpisode(*other, 1, 4, 3)), std::invalid_argument);
+}
+
+TEST_F(DatasetTest, TruncatedFileIsAClearError) {
+  auto env = ShortEnv(50);
+  const std::string path = Path("full.h5");
+  DatasetWriter writer(path, Info(*env));
+  writer.Append(MakeEpisode(*env, 1, 0, 0));
+  writer.Commit();
+  const std::string truncated = Path("truncated.h5");
+  {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(truncated, std::ios::binary).write(bytes.data(), bytes.size() / 2);
+  }
+  try {
+    ReadDataset(truncated);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ReadDataset(Path("missing.h5")), std::runtime_error);
+}
+
+TEST_F(DatasetTest, ForeignFilesAreAClearError) {
+  const std::string text = Path("notes.txt");
+  std::ofstream(text) << "not a dataset\n";
+  EXPECT_THROW(ReadDataset(text), std::runtime_error);
+
+  const std::string foreign = Path("foreign.h5");
+  const hid_t file = H5Fcreate(foreign.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  H5Fclose(file);
+  try {
+    ReadDataset(foreign);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a dfmpc dataset"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dfmpc::envs

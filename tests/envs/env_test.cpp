@@ -1,0 +1,162 @@
+#include "dfmpc/envs/env.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dfmpc::envs {
+namespace {
+
+// A fixed, seed-independent action sequence exercising both signs.
+Eigen::VectorXd TestAction(int step, int size) {
+  Eigen::VectorXd action(size);
+  for (int i = 0; i < size; ++i) action[i] = std::sin(0.3 * step + i);
+  return action;
+}
+
+std::vector<Eigen::VectorXd> Rollout(Env& env, int steps) {
+  std::vector<Eigen::VectorXd> observations;
+  for (int t = 0; t < steps; ++t) {
+    observations.push_back(env.Step(TestAction(t, env.action_spec().size())).observation);
+  }
+  return observations;
+}
+
+class EveryTaskTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryTaskTest, HasConsistentSpecs) {
+  auto env = MakeEnv(GetParam());
+  EXPECT_EQ(env->name(), GetParam());
+  const Eigen::VectorXd observation = env->Reset(3);
+  EXPECT_EQ(observation.size(), env->observation_spec().size());
+  EXPECT_TRUE((observation.array() >= env->observation_spec().lower.array()).all());
+  EXPECT_TRUE((observation.array() <= env->observation_spec().upper.array()).all());
+  EXPECT_TRUE((env->action_spec().lower.array() == -1.0).all());
+  EXPECT_TRUE((env->action_spec().upper.array() == 1.0).all());
+  EXPECT_EQ(env->episode_length(), 1000);
+}
+
+TEST_P(EveryTaskTest, SameSeedGivesTheSameTrajectoryBitForBit) {
+  auto first = MakeEnv(GetParam());
+  auto second = MakeEnv(GetParam());
+  EXPECT_EQ(first->Reset(7), second->Reset(7));
+  EXPECT_EQ(Rollout(*first, 50), Rollout(*second, 50));
+  EXPECT_EQ(first->state(), second->state());
+  EXPECT_NE(first->Reset(7), second->Reset(8));
+}
+
+TEST_P(EveryTaskTest, StateRoundTripRestoresTheFuture) {
+  auto env = MakeEnv(GetParam());
+  env->Reset(11);
+  Rollout(*env, 20);
+  const Eigen::VectorXd saved = env->state();
+  const std::vector<Eigen::VectorXd> future = Rollout(*env, 30);
+  env->Reset(99);  // a different episode (other target, goal, start)
+  env->set_state(saved);
+  EXPECT_EQ(env->step_count(), 20);
+  EXPECT_EQ(Rollout(*env, 30), future);
+
+  auto clone = env->Clone();
+  EXPECT_EQ(clone->state(), env->state());
+  EXPECT_EQ(Rollout(*clone, 5), Rollout(*env, 5));
+}
+
+TEST_P(EveryTaskTest, ClipsActionsOutsideTheBounds) {
+  auto clipped = MakeEnv(GetParam());
+  auto bounded = MakeEnv(GetParam());
+  clipped->Reset(5);
+  bounded->Reset(5);
+  const int size = clipped->action_spec().size();
+  for (int t = 0; t < 10; ++t) {
+    const Eigen::VectorXd action = TestAction(t, size);
+    const Eigen::VectorXd large = 5.0 * action.array().sign().matrix();
+    EXPECT_EQ(clipped->Step(large).observation,
+              bounded->Step(action.array().sign().matrix()).observation);
+  }
+}
+
+TEST_P(EveryTaskTest, RejectsBadActions) {
+  auto env = MakeEnv(GetParam());
+  env->Reset(0);
+  const int size = env->action_spec().size();
+  EXPECT_THROW(env->Step(Eigen::VectorXd::Zero(size + 1)), std::invalid_argument);
+  Eigen::VectorXd action = Eigen::VectorXd::Zero(size);
+  action[0] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(env->Step(action), std::invalid_argument);
+  action[0] = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(env->Step(action), std::invalid_argument);
+  EXPECT_EQ(env->step_count(), 0);
+}
+
+TEST_P(EveryTaskTest, RejectsBadStates) {
+  auto env = MakeEnv(GetParam());
+  Eigen::VectorXd state = env->state();
+  EXPECT_THROW(env->set_state(Eigen::VectorXd::Zero(state.size() + 1)), std::invalid_argument);
+  state[2] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(env->set_state(state), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tasks, EveryTaskTest, testing::ValuesIn(TaskNames()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(EnvTest, ListsTheTasks) {
+  const std::vector<std::string> names = TaskNames();
+  for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
+                           "pointmass_maze"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(EnvTest, UnknownTaskIsAClearError) {
+  try {
+    MakeEnv("humanoid_backflip");
+    FAIL() << "expected an exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("humanoid_backflip"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("pendulum_swingup"), std::string::npos);
+  }
+}
+
+TEST(EnvTest, TruncatesAfterEpisodeLength) {
+  EnvOptions options;
+  options.episode_length = 3;
+  auto env = MakeEnv("pendulum_swingup", options);
+  env->Reset(0);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(1);
+  EXPECT_FALSE(env->Step(zero).truncated);
+  EXPECT_FALSE(env->Step(zero).truncated);
+  const StepResult last = env->Step(zero);
+  EXPECT_TRUE(last.truncated);
+  EXPECT_FALSE(last.terminated);
+}
+
+TEST(EnvTest, ActionRepeatScalesTheControlStep) {
+  EnvOptions options;
+  options.action_repeat = 4;
+  auto repeated = MakeEnv("cartpole_swingup", options);
+  auto single = MakeEnv("cartpole_swingup");
+  EXPECT_DOUBLE_EQ(repeated->control_timestep(), 4 * single->control_timestep());
+  repeated->Reset(2);
+  single->Reset(2);
+  const Eigen::VectorXd action = Eigen::VectorXd::Constant(1, 0.5);
+  const Eigen::VectorXd once = repeated->Step(action).observation;
+  Eigen::VectorXd four;
+  for (int i = 0; i < 4; ++i) four = single->Step(action).observation;
+  EXPECT_EQ(once, four);
+}
+
+TEST(EnvTest, RejectsBadOptions) {
+  EnvOptions options;
+  options.action_repeat = 0;
+  EXPECT_THROW(MakeEnv("reacher", options), std::invalid_argument);
+  options = EnvOptions();
+  options.episode_length = 0;
+  EXPECT_THROW(MakeEnv("reacher", options), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dfmpc::envs

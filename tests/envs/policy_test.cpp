@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "dfmpc/envs/env.h"
+#include "dfmpc/envs/episode.h"
+#include "dfmpc/envs/policy.h"
+#include "dfmpc/envs/predictive_sampling.h"
+
+namespace dfmpc::envs {
+namespace {
+
+std::unique_ptr<Env> ShortPendulum(int steps) {
+  EnvOptions options;
+  options.episode_length = steps;
+  return MakeEnv("pendulum_swingup", options);
+}
+
+PredictiveSamplingOptions SmallBudget() {
+  PredictiveSamplingOptions options = OracleOptions("pendulum_swingup");
+  options.horizon = 40;
+  options.num_samples = 12;
+  return options;
+}
+
+TEST(PolicyTest, RandomPolicyStaysInBoundsAndRepeats) {
+  auto env = MakeEnv("reacher");
+  RandomPolicy first(env->action_spec(), 3), second(env->action_spec(), 3);
+  for (int i = 0; i < 100; ++i) {
+    const Eigen::VectorXd action = first.Act(Eigen::VectorXd());
+    EXPECT_EQ(action, second.Act(Eigen::VectorXd()));
+    EXPECT_TRUE((action.array().abs() <= 1.0).all());
+  }
+}
+
+TEST(PolicyTest, OracleBeatsRandomOnPendulum) {
+  auto env = ShortPendulum(300);
+  PredictiveSamplingPolicy oracle(*env, SmallBudget());
+  RandomPolicy random(env->action_spec(), 1);
+  double oracle_return = 0.0, random_return = 0.0;
+  for (std::uint64_t seed : {1, 2}) {
+    oracle_return += RunEpisode(*env, oracle, seed).Return();
+    random_return += RunEpisode(*env, random, seed).Return();
+  }
+  EXPECT_GT(oracle_return, random_return + 50.0)
+      << "oracle " << oracle_return << " random " << random_return;
+}
+
+TEST(PolicyTest, OracleIsDeterministicAcrossThreadCounts) {
+  auto env = ShortPendulum(30);
+  PredictiveSamplingOptions options = SmallBudget();
+  PredictiveSamplingPolicy single(*env, options);
+  const Episode first = RunEpisode(*env, single, 4);
+  options.num_threads = 2;
+  PredictiveSamplingPolicy threaded(*env, options);
+  const Episode second = RunEpisode(*env, threaded, 4);
+  EXPECT_EQ(first.actions, second.actions);
+  EXPECT_EQ(first.observations, second.observations);
+}
+
+TEST(PolicyTest, MixedPolicyIsDeterministic) {
+  auto env = ShortPendulum(30);
+  MixedOptions mixed;
+  mixed.random_segment_probability = 0.2;
+  MixedPolicy first(*env, SmallBudget(), mixed), second(*env, SmallBudget(), mixed);
+  EXPECT_EQ(RunEpisode(*env, first, 9).actions, RunEpisode(*env, second, 9).actions);
+}
+
+TEST(PolicyTest, BaselineFactoryKnowsItsNames) {
+  auto env = ShortPendulum(10);
+  for (const std::string& name : BaselinePolicyNames()) {
+    EXPECT_NE(MakeBaselinePolicy(name, *env, 0), nullptr) << name;
+  }
+  EXPECT_THROW(MakeBaselinePolicy("telepathy", *env, 0), std::invalid_argument);
+  PredictiveSamplingOptions bad;
+  bad.num_knots = 1;
+  EXPECT_THROW(PredictiveSamplingPolicy(*env, bad), std::invalid_argument);
+}
+
+TEST(EpisodeTest, RecordsAConsistentEpisode) {
+  auto env = ShortPendulum(25);
+  RandomPolicy policy(env->action_spec(), 0);
+  const Episode episode = RunEpisode(*env, policy, 6);
+  EXPECT_EQ(episode.length(), 25);
+  EXPECT_EQ(episode.observations.rows(), 26);
+  EXPECT_EQ(episode.actions.rows(), 25);
+  EXPECT_TRUE(episode.truncated);
+  EXPECT_EQ(episode.observations.row(0).transpose(), env->Reset(6));
+}
+
+}  // namespace
+}  // namespace dfmpc::envs
