@@ -4,6 +4,8 @@
 #ifndef DFMPC_EXAMPLES_CLI_COMMANDS_H_
 #define DFMPC_EXAMPLES_CLI_COMMANDS_H_
 
+#include <string>
+
 namespace CLI {
 class App;
 }  // namespace CLI
@@ -15,6 +17,9 @@ void AddBenchCacheCommand(CLI::App& bench);  // dfmpc bench cache
 void AddCollectCommand(CLI::App& app);        // dfmpc collect
 void AddEvalCommand(CLI::App& app);           // dfmpc eval
 void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
+void AddInfoCommand(CLI::App& app);           // dfmpc info
+// `command_line` is recorded in the model's notes.
+void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc train
 
 }  // namespace dfmpc::cli
 

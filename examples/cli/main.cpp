@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "commands.h"
 
@@ -15,6 +16,10 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddScheduleCommand(app);
   dfmpc::cli::AddCollectCommand(app);
   dfmpc::cli::AddEvalCommand(app);
+  std::string command_line = "dfmpc";
+  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  dfmpc::cli::AddTrainCommand(app, command_line);
+  dfmpc::cli::AddInfoCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");
   bench->require_subcommand(1);

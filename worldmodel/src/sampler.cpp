@@ -3,9 +3,11 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
+#include <c10/util/StringUtil.h>
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "dfmpc/worldmodel/kv_cache.h"
@@ -20,11 +22,55 @@ at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device dev
   return at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)).to(device);
 }
 
-// State of one generation: the noisy tokens, the schedule and the RNG.
+std::string ShapeName(const at::Tensor& tensor) {
+  return tensor.defined() ? c10::str(tensor.sizes()) : "none";
+}
+
+// True when `tensor` is [1 or batch, horizon, dim], or [horizon, dim] if
+// `allow_unbatched`.
+bool FitsTokens(const at::Tensor& tensor, int64_t batch, int64_t horizon, int64_t dim,
+                bool allow_unbatched) {
+  if (!tensor.defined()) return false;
+  if (allow_unbatched && tensor.dim() == 2) {
+    return tensor.size(0) == horizon && tensor.size(1) == dim;
+  }
+  return tensor.dim() == 3 && (tensor.size(0) == 1 || tensor.size(0) == batch) &&
+         tensor.size(1) == horizon && tensor.size(2) == dim;
+}
+
+// Throws std::invalid_argument unless `known` describes features of `batch`
+// candidates of `horizon` tokens of dimension `dim`, with finite known values.
+void CheckKnown(const KnownFeatures& known, int64_t batch, int64_t horizon, int64_t dim) {
+  const std::string tokens = std::to_string(horizon) + ", " + std::to_string(dim) + "]";
+  const std::string batched = "[1 or B, H, d] = [1 or " + std::to_string(batch) + ", " + tokens;
+  if (!FitsTokens(known.mask, batch, horizon, dim, /*allow_unbatched=*/true)) {
+    throw std::invalid_argument("Sampler: known mask must be [H, d] = [" + tokens + " or " +
+                                batched + ", got " + ShapeName(known.mask));
+  }
+  if (known.mask.scalar_type() != at::kBool) {
+    throw std::invalid_argument("Sampler: known mask must have dtype bool, got " +
+                                std::string(c10::toString(known.mask.scalar_type())));
+  }
+  if (!FitsTokens(known.values, batch, horizon, dim, /*allow_unbatched=*/false)) {
+    throw std::invalid_argument("Sampler: known values must be " + batched + ", got " +
+                                ShapeName(known.values));
+  }
+  if (!at::isFloatingType(known.values.scalar_type())) {
+    throw std::invalid_argument("Sampler: known values must be floating point, got " +
+                                std::string(c10::toString(known.values.scalar_type())));
+  }
+  const at::Tensor mask = known.mask.to(known.values.device());
+  if (!at::isfinite(known.values).logical_or(mask.logical_not()).all().item<bool>()) {
+    throw std::invalid_argument("Sampler: known values contain NaN or infinite values");
+  }
+}
+
+// State of one generation: the noisy tokens, the schedule, the RNG and the
+// known features (undefined tensors when there are none).
 class Generation {
  public:
   Generation(const NoiseSchedule& schedule, const SampleOptions& options, int64_t batch,
-             int64_t token_dim, at::Device device)
+             int64_t token_dim, at::Device device, const KnownFeatures* known)
       : schedule_(schedule),
         options_(options),
         matrix_(MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
@@ -32,6 +78,10 @@ class Generation {
         generator_(at::detail::createCPUGenerator(options.seed)),
         device_(device) {
     tokens_ = Noise(generator_, {batch, options.horizon, token_dim}, device);
+    if (known != nullptr) {
+      known_mask_ = known->mask.to(device);
+      known_values_ = known->values.to(device, at::kFloat);
+    }
   }
 
   const SchedulingMatrix& matrix() const { return matrix_; }
@@ -46,6 +96,25 @@ class Generation {
     return at::tensor(steps, at::kLong).to(device_);
   }
 
+  // Sets the known features of every token to their values noised to the
+  // token's level before call `row`. Draws noise for all tokens, so both
+  // cache modes consume the generator identically. No-op without known
+  // features.
+  void ImposeKnown(int row) {
+    if (!known_mask_.defined()) return;
+    const at::Tensor noise = Noise(generator_, tokens_.sizes(), device_);
+    const at::Tensor noisy =
+        NoiseSchedule::AddNoise(known_values_, noise, AlphaBars(row, 0, matrix_.horizon()));
+    tokens_.copy_(at::where(known_mask_, noisy, tokens_));
+  }
+
+  // The tokens after the last call, with known features set to their values
+  // exactly.
+  const at::Tensor& FinalTokens() {
+    if (known_mask_.defined()) tokens_.copy_(at::where(known_mask_, known_values_, tokens_));
+    return tokens_;
+  }
+
   // Draws this call's DDIM noise for every generated token (so both cache
   // modes consume the generator identically); undefined when eta = 0.
   at::Tensor CallNoise() {
@@ -56,22 +125,12 @@ class Generation {
   // Applies call `row` to tokens [begin, begin + count) given the model's
   // output for them ([B, count, d]) and this call's noise.
   void Step(int row, int begin, int count, const at::Tensor& model_out, const at::Tensor& noise) {
-    std::vector<double> ab_from(count), ab_to(count);
     std::vector<uint8_t> changes(count);
-    for (int i = 0; i < count; ++i) {
-      const int t = begin + i;
-      ab_from[i] = schedule_.AlphaBar(
-          schedule_.LevelTimestep(matrix_.level(row, t), options_.num_levels));
-      ab_to[i] = schedule_.AlphaBar(
-          schedule_.LevelTimestep(matrix_.level(row + 1, t), options_.num_levels));
-      changes[i] = matrix_.Changes(row, t);
-    }
-    auto column = [&](const auto& values, at::ScalarType type) {
-      return at::tensor(values, type).to(device_).view({1, count, 1});
-    };
-    const at::Tensor from = column(ab_from, at::kDouble).to(at::kFloat);
-    const at::Tensor to = column(ab_to, at::kDouble).to(at::kFloat);
-    const at::Tensor moving = column(changes, at::kByte).to(at::kBool);
+    for (int i = 0; i < count; ++i) changes[i] = matrix_.Changes(row, begin + i);
+    const at::Tensor from = AlphaBars(row, begin, count);
+    const at::Tensor to = AlphaBars(row + 1, begin, count);
+    const at::Tensor moving =
+        at::tensor(changes, at::kByte).to(device_).view({1, count, 1}).to(at::kBool);
     at::Tensor window = tokens_.narrow(1, begin, count);
     // Unchanged tokens may sit at level 0, where x0/eps conversions divide
     // by zero; they are masked out below, so feed them a harmless alpha-bar.
@@ -85,12 +144,25 @@ class Generation {
   }
 
  private:
+  // Alpha-bars of tokens [begin, begin + count) at their levels in row `row`,
+  // as a float [1, count, 1] column.
+  at::Tensor AlphaBars(int row, int begin, int count) const {
+    std::vector<double> alpha_bars(count);
+    for (int i = 0; i < count; ++i) {
+      alpha_bars[i] = schedule_.AlphaBar(
+          schedule_.LevelTimestep(matrix_.level(row, begin + i), options_.num_levels));
+    }
+    return at::tensor(alpha_bars, at::kDouble).to(device_).view({1, count, 1}).to(at::kFloat);
+  }
+
   const NoiseSchedule& schedule_;
   const SampleOptions& options_;
   SchedulingMatrix matrix_;
   at::Generator generator_;
   at::Device device_;
   at::Tensor tokens_;
+  at::Tensor known_mask_;    // bool, broadcastable to tokens_
+  at::Tensor known_values_;  // float, broadcastable to tokens_
 };
 
 // Index of the last token that call `row` moves, or -1.
@@ -131,7 +203,8 @@ Sampler::Sampler(DfTransformerImpl& model, const NoiseSchedule& schedule)
 }
 
 SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
-                               const SampleOptions& options, KvCache* cache) const {
+                               const SampleOptions& options, KvCache* cache,
+                               const KnownFeatures* known) const {
   const int64_t dim = model_.config().token_dim;
   if (batch < 1) throw std::invalid_argument("Sampler: batch must be >= 1");
   if (!context.defined() || context.dim() != 3 || context.size(2) != dim ||
@@ -150,10 +223,13 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
   // Validates K, H and u before any model work.
   MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
                        options.uncertainty);
+  if (known != nullptr) CheckKnown(*known, batch, options.horizon, dim);
 
   c10::InferenceMode inference;
   const at::Tensor ctx = context.to(model_.CacheOptions().device, at::kFloat);
-  if (options.cache_mode == CacheMode::kNone) return GenerateUncached(ctx, batch, options);
+  if (options.cache_mode == CacheMode::kNone) {
+    return GenerateUncached(ctx, batch, options, known);
+  }
 
   if (cache == nullptr) {
     KvCacheOptions cache_options = model_.CacheOptions();
@@ -162,7 +238,7 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
     cache_options.persistent_batch = static_cast<int>(ctx.size(0));
     cache_options.scratch_batch = static_cast<int>(batch);
     KvCache own(cache_options);
-    return GenerateCached(ctx, batch, options, own);
+    return GenerateCached(ctx, batch, options, known, own);
   }
   const KvCacheOptions& co = cache->options();
   if (cache->persistent_size() != 0 || cache->scratch_size() != 0) {
@@ -179,12 +255,13 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
         "Sampler: cache needs scratch capacity >= H, scratch batch >= batch and a persistent "
         "batch equal to the context's");
   }
-  return GenerateCached(ctx, batch, options, *cache);
+  return GenerateCached(ctx, batch, options, known, *cache);
 }
 
 SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
-                                       const SampleOptions& options) const {
-  Generation gen(schedule_, options, batch, context.size(2), context.device());
+                                       const SampleOptions& options,
+                                       const KnownFeatures* known) const {
+  Generation gen(schedule_, options, batch, context.size(2), context.device(), known);
   const SchedulingMatrix& matrix = gen.matrix();
   const int64_t num_context = context.size(1);
   const at::Tensor context_steps =
@@ -192,6 +269,7 @@ SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
   const at::Tensor full_context = context.expand({batch, num_context, context.size(2)});
   SampleStats stats;
   for (int row = 0; row < matrix.num_calls(); ++row) {
+    gen.ImposeKnown(row);
     const at::Tensor noise = gen.CallNoise();
     const at::Tensor sequence = at::cat({full_context, gen.tokens()}, 1);
     const at::Tensor steps = at::cat({context_steps, gen.Timesteps(row, 0, matrix.horizon())});
@@ -200,12 +278,13 @@ SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
     ++stats.calls;
     stats.token_forwards += sequence.size(1);
   }
-  return SampleResult{gen.tokens(), stats};
+  return SampleResult{gen.FinalTokens(), stats};
 }
 
 SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
-                                     const SampleOptions& options, KvCache& cache) const {
-  Generation gen(schedule_, options, batch, context.size(2), context.device());
+                                     const SampleOptions& options, const KnownFeatures* known,
+                                     KvCache& cache) const {
+  Generation gen(schedule_, options, batch, context.size(2), context.device(), known);
   const SchedulingMatrix& matrix = gen.matrix();
   SampleStats stats;
   if (context.size(1) > 0) {
@@ -218,6 +297,7 @@ SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
   }
   int committed = 0;  // generated tokens whose keys/values are in the cache
   for (int row = 0; row < matrix.num_calls(); ++row) {
+    gen.ImposeKnown(row);
     const at::Tensor noise = gen.CallNoise();
     ++stats.calls;
     const int last = LastChanging(matrix, row);
@@ -239,7 +319,7 @@ SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
     }
   }
   cache.RollbackScratch();
-  return SampleResult{gen.tokens(), stats};
+  return SampleResult{gen.FinalTokens(), stats};
 }
 
 }  // namespace dfmpc::worldmodel

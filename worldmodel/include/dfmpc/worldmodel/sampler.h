@@ -9,6 +9,15 @@
 //    last one that changes in a call (e.g. still at level K) are skipped. Each
 //    call processes only the uncommitted tokens up to the last changing one.
 // Both produce the same tokens up to float rounding.
+//
+// Known features (inpainting): features of generated tokens whose values are
+// given, e.g. the real future actions when evaluating dynamics, or a goal
+// observation. Before every call each known feature is set to its value
+// noised to the token's current level, sqrt(ab) * value + sqrt(1 - ab) *
+// noise, with noise drawn for all H tokens in both cache modes; after the last
+// call it is set to its value exactly. Clean tokens thus hold their known
+// values when the exact cache commits them, and tokens it skips get the same
+// imposition as in kNone, so the two modes still agree.
 #ifndef DFMPC_WORLDMODEL_SAMPLER_H_
 #define DFMPC_WORLDMODEL_SAMPLER_H_
 
@@ -40,6 +49,14 @@ struct SampleOptions {
   uint64_t seed = 0;
 };
 
+// mask: bool [H, d] or [1 or B, H, d], true where the feature is known.
+// values: floating [1 or B, H, d] in normalized token space; entries where
+// the mask is false are ignored (they may hold anything, NaN included).
+struct KnownFeatures {
+  at::Tensor mask;
+  at::Tensor values;
+};
+
 struct SampleStats {
   int calls = 0;               // sampling calls (rows of the matrix minus one)
   int64_t token_forwards = 0;  // tokens run through the model, per candidate
@@ -58,14 +75,18 @@ class Sampler {
   // context: [1 or B, S, d] (S may be 0); batch B >= 1 candidates. With
   // kExact, `cache` (if given) must be empty and is left holding the context
   // (scratch rolled back); otherwise a cache of exactly S + H slots is used.
+  // `known` (if given) conditions the generated tokens on known features;
+  // its shapes are checked against B, H and d. Throws std::invalid_argument
+  // for bad shapes, dtypes or non-finite values.
   SampleResult Generate(const at::Tensor& context, int64_t batch, const SampleOptions& options,
-                        KvCache* cache = nullptr) const;
+                        KvCache* cache = nullptr, const KnownFeatures* known = nullptr) const;
 
  private:
   SampleResult GenerateUncached(const at::Tensor& context, int64_t batch,
-                                const SampleOptions& options) const;
+                                const SampleOptions& options, const KnownFeatures* known) const;
   SampleResult GenerateCached(const at::Tensor& context, int64_t batch,
-                              const SampleOptions& options, KvCache& cache) const;
+                              const SampleOptions& options, const KnownFeatures* known,
+                              KvCache& cache) const;
 
   DfTransformerImpl& model_;
   const NoiseSchedule& schedule_;

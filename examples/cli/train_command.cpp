@@ -1,0 +1,164 @@
+// dfmpc train: train a diffusion-forcing world model on a dataset.
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "dataset_tokens.h"
+#include "dfmpc/envs/dataset.h"
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/trainer.h"
+#include "progress_bar.h"
+#include "table.h"
+#include "training_plot.h"
+
+namespace dfmpc::cli {
+namespace {
+
+struct TrainCommandOptions {
+  std::string data;
+  std::string out;
+  bool resume = false;
+  double validation_fraction = 0.1;
+  int threads = 1;
+  std::string prediction = "v";
+  worldmodel::TransformerConfig model;
+  worldmodel::TrainerOptions trainer;
+  std::string command_line;
+};
+
+// "models/pendulum.pt" -> "models/pendulum" (the stem for side files).
+std::string Stem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  return dot != std::string::npos && (slash == std::string::npos || dot > slash)
+             ? path.substr(0, dot)
+             : path;
+}
+
+void WriteLossCsv(const std::string& path, const std::vector<worldmodel::TrainLogRow>& log) {
+  Table table({"step", "train_loss", "validation_loss", "learning_rate", "tokens_per_second"});
+  for (const auto& row : log) {
+    table.AddRow({std::to_string(row.step), FormatFixed(row.train_loss, 6),
+                  FormatFixed(row.validation_loss, 6), FormatFixed(row.learning_rate, 8),
+                  FormatFixed(row.tokens_per_second, 1)});
+  }
+  table.WriteCsv(path);
+}
+
+void RunTrain(TrainCommandOptions o) {
+  if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  if (!(o.validation_fraction > 0 && o.validation_fraction < 1)) {
+    throw std::invalid_argument("--validation-fraction must be in (0, 1)");
+  }
+  at::set_num_threads(o.threads);
+  o.trainer.prediction = worldmodel::ParsePrediction(o.prediction);
+  o.trainer.Validate();
+
+  const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
+  std::vector<at::Tensor> sequences = EpisodeTokenSequences(dataset);
+  if (sequences.size() < 2) {
+    throw std::invalid_argument(o.data + " holds " + std::to_string(sequences.size()) +
+                                " episode(s); training needs at least 2 (one for validation)");
+  }
+  const size_t num_validation = std::max<size_t>(
+      1, static_cast<size_t>(std::lround(o.validation_fraction * sequences.size())));
+  std::vector<at::Tensor> validation(sequences.end() - num_validation, sequences.end());
+  sequences.resize(sequences.size() - num_validation);
+  const worldmodel::Normalizer normalizer = worldmodel::Normalizer::Fit(sequences);
+  for (auto* split : {&sequences, &validation}) {
+    for (at::Tensor& s : *split) s = normalizer.Normalize(s);
+  }
+
+  worldmodel::ModelInfo info;
+  info.task = dataset.info.task;
+  info.layout = DatasetLayout(dataset);
+  info.config = o.model;
+  info.config.token_dim = info.layout.token_dim();
+  // Attention spans at sampling time must stay within what training showed.
+  info.config.max_positions = o.trainer.window;
+  info.prediction = o.trainer.prediction;
+  info.train_window = o.trainer.window;
+  info.notes = o.command_line;
+  const worldmodel::NoiseSchedule schedule(info.config.num_timesteps, info.beta);
+  info.num_timesteps = schedule.num_timesteps();
+
+  std::fprintf(stderr, "train: %s, %zu training and %zu validation episodes, %d features\n",
+               info.task.c_str(), sequences.size(), validation.size(), info.config.token_dim);
+  torch::manual_seed(o.trainer.seed);  // initial weights
+  worldmodel::Trainer trainer(info.config, schedule, o.trainer, sequences, validation);
+  const std::string stem = Stem(o.out);
+  ProgressBar bar("train", o.trainer.steps);
+  auto on_progress = [&](const worldmodel::TrainProgress& p) {
+    char note[96];
+    std::snprintf(note, sizeof note, "loss %.4f, %.0f tokens/s", p.loss, p.tokens_per_second);
+    bar.Update(p.step, note);
+  };
+  auto on_log = [&](const std::vector<worldmodel::TrainLogRow>& log) {
+    WriteLossCsv(stem + "_loss.csv", log);
+    WriteTrainingPlot(stem + "_loss.png", log);
+    worldmodel::SaveCheckpoint(o.out, info, normalizer, trainer.ema_model());
+  };
+  trainer.Run(stem + ".state", o.resume, on_progress, on_log);
+  const auto& last = trainer.log().back();
+  char note[96];
+  std::snprintf(note, sizeof note, "validation loss %.4f", last.validation_loss);
+  bar.Finish(note);
+  std::fprintf(stderr, "wrote %s, %s_loss.csv, %s_loss.png (resume state: %s.state)\n",
+               o.out.c_str(), stem.c_str(), stem.c_str(), stem.c_str());
+}
+
+}  // namespace
+
+void AddTrainCommand(CLI::App& app, const std::string& command_line) {
+  auto o = std::make_shared<TrainCommandOptions>();
+  o->command_line = command_line;
+  CLI::App* cmd = app.add_subcommand("train", "Train a diffusion-forcing world model on a dataset");
+  cmd->add_option("--data", o->data, "HDF5 dataset from `dfmpc collect`")->required();
+  cmd->add_option("--out", o->out, "model checkpoint to write (side files share its stem)")
+      ->required();
+  cmd->add_flag("--resume", o->resume, "continue from <stem>.state of an interrupted run");
+  cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
+  cmd->add_option("--batch", o->trainer.batch_size, "windows per step")->capture_default_str();
+  cmd->add_option("--window", o->trainer.window, "tokens per window (longest attention span)")
+      ->capture_default_str();
+  cmd->add_option("--lr", o->trainer.learning_rate, "peak learning rate")->capture_default_str();
+  cmd->add_option("--warmup", o->trainer.warmup_steps, "linear warmup steps")
+      ->capture_default_str();
+  cmd->add_option("--weight-decay", o->trainer.weight_decay, "AdamW weight decay")
+      ->capture_default_str();
+  cmd->add_option("--grad-clip", o->trainer.grad_clip, "gradient norm clip")
+      ->capture_default_str();
+  cmd->add_option("--ema", o->trainer.ema_decay, "EMA decay of the sampling weights")
+      ->capture_default_str();
+  cmd->add_option("--clean-prob", o->trainer.clean_prob,
+                  "probability that a training token is clean")
+      ->capture_default_str();
+  cmd->add_option("--prediction", o->prediction, "model target: v, x0 or eps")
+      ->capture_default_str();
+  cmd->add_option("--validate-every", o->trainer.validate_every,
+                  "steps between validations (and model/plot writes)")
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-every", o->trainer.checkpoint_every,
+                  "steps between resume states")
+      ->capture_default_str();
+  cmd->add_option("--validation-fraction", o->validation_fraction,
+                  "fraction of episodes held out (the last ones)")
+      ->capture_default_str();
+  cmd->add_option("--width", o->model.width, "model width")->capture_default_str();
+  cmd->add_option("--depth", o->model.depth, "transformer blocks")->capture_default_str();
+  cmd->add_option("--heads", o->model.heads, "attention heads")->capture_default_str();
+  cmd->add_option("--seed", o->trainer.seed, "seed of weights, data order and noise")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
+  cmd->callback([o] { RunTrain(*o); });
+}
+
+}  // namespace dfmpc::cli

@@ -1,0 +1,137 @@
+#include "dfmpc/worldmodel/checkpoint.h"
+
+#include <gtest/gtest.h>
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "dfmpc/worldmodel/tokens.h"
+#include "tiny_model.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/dfmpc_checkpoint_" + name;
+}
+
+ModelInfo TinyInfo() {
+  ModelInfo info;
+  info.task = "pendulum_swingup";
+  info.layout = TokenLayout{1, 4};
+  info.config = testing::TinyConfig(5);
+  info.train_window = 16;
+  return info;
+}
+
+Normalizer TinyNormalizer() {
+  return Normalizer(torch::tensor({0.1f, -0.2f, 0.3f, 0.0f, 2.0f}),
+                    torch::tensor({1.0f, 2.0f, 0.5f, 1.5f, 3.0f}));
+}
+
+// Expects LoadCheckpoint to fail with a message containing `needle`.
+void ExpectLoadError(const std::string& path, const std::string& needle,
+                     const CheckpointExpectation& expect = {}) {
+  try {
+    LoadCheckpoint(path, expect);
+    ADD_FAILURE() << "loading " << path << " did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(TokensTest, EpisodeTokensBundlePreviousActionAndObservation) {
+  const auto observations = torch::arange(6, torch::kFloat).view({3, 2});  // o_0, o_1, o_2
+  const auto actions = torch::tensor({{7.f}, {8.f}});                      // a_0, a_1
+  const auto tokens = EpisodeTokens(observations, actions);
+  EXPECT_TRUE(torch::equal(tokens, torch::tensor({{0.f, 0.f, 1.f}, {7.f, 2.f, 3.f},
+                                                   {8.f, 4.f, 5.f}})));
+  EXPECT_THROW(EpisodeTokens(observations, torch::zeros({3, 1})), std::invalid_argument);
+}
+
+TEST(TokensTest, NormalizerFitsAndRoundTrips) {
+  torch::manual_seed(0);
+  auto a = torch::randn({50, 3}) * 4 + 2;
+  a.select(1, 2).fill_(5.0);  // a constant feature
+  const auto b = torch::randn({30, 3});
+  const Normalizer normalizer = Normalizer::Fit({a, b}, 0.01);
+  const auto all = torch::cat({a, b});
+  EXPECT_TRUE(torch::allclose(normalizer.mean(), all.mean(0), 1e-5, 1e-5));
+  EXPECT_NEAR(normalizer.scale()[0].item<double>(), all.select(1, 0).std().item<double>(), 1e-4);
+  EXPECT_GE(normalizer.scale()[2].item<double>(), 0.01 - 1e-9);
+  EXPECT_TRUE(torch::allclose(normalizer.Denormalize(normalizer.Normalize(a)), a, 1e-5, 1e-5));
+  const auto normalized = normalizer.Normalize(all);
+  EXPECT_NEAR(normalized.select(1, 0).mean().item<double>(), 0.0, 1e-5);
+  EXPECT_THROW(Normalizer(torch::zeros({3}), torch::zeros({3})), std::invalid_argument);
+}
+
+TEST(CheckpointTest, RoundTripGivesIdenticalOutputs) {
+  DfTransformer model = testing::TinyModel(5);
+  const std::string path = TempPath("roundtrip.pt");
+  SaveCheckpoint(path, TinyInfo(), TinyNormalizer(), *model);
+  Checkpoint loaded = LoadCheckpoint(path, {"pendulum_swingup", 5});
+  const auto x = torch::randn({2, 6, 5});
+  const auto steps = torch::tensor({-1, -1, 10, 200, 999, 500}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(torch::equal(model->Forward(x, steps, nullptr),
+                           loaded.model->Forward(x, steps, nullptr)));
+  EXPECT_TRUE(torch::equal(loaded.normalizer.scale(), TinyNormalizer().scale()));
+  EXPECT_EQ(loaded.info.task, "pendulum_swingup");
+  EXPECT_EQ(loaded.info.layout.action_dim, 1);
+  EXPECT_EQ(loaded.info.train_window, 16);
+  EXPECT_EQ(loaded.info.library_version, LibraryVersion());
+  EXPECT_NE(DescribeCheckpoint(loaded).find("pendulum_swingup"), std::string::npos);
+}
+
+TEST(CheckpointTest, BadCheckpointsAreClearErrors) {
+  DfTransformer model = testing::TinyModel(5);
+  const std::string good = TempPath("good.pt");
+  SaveCheckpoint(good, TinyInfo(), TinyNormalizer(), *model);
+
+  ExpectLoadError(TempPath("does_not_exist.pt"), "does not exist");
+  ExpectLoadError(good, "trained for task 'pendulum_swingup', not 'reacher'", {"reacher", 0});
+  ExpectLoadError(good, "token dimension 5, expected 7", {"", 7});
+
+  const std::string truncated = TempPath("truncated.pt");
+  std::filesystem::copy_file(good, truncated,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::resize_file(truncated, std::filesystem::file_size(good) / 2);
+  ExpectLoadError(truncated, "truncated, corrupt or not a dfmpc model");
+
+  const std::string text = TempPath("text.pt");
+  std::ofstream(text) << "hello";
+  ExpectLoadError(text, "truncated, corrupt or not a dfmpc model");
+
+  const std::string newer = TempPath("newer.pt");
+  torch::serialize::OutputArchive archive;
+  archive.write("metadata", c10::IValue(std::string(
+                                R"({"format": "dfmpc-model", "format_version": 99})")));
+  archive.save_to(newer);
+  ExpectLoadError(newer, "format version 99");
+
+  const std::string foreign = TempPath("foreign.pt");
+  torch::serialize::OutputArchive other;
+  other.write("weights", torch::zeros({3}));
+  other.save_to(foreign);
+  ExpectLoadError(foreign, "not a dfmpc model");
+}
+
+TEST(CheckpointTest, FailedSaveLeavesNoFile) {
+  DfTransformer model = testing::TinyModel(5);
+  const std::string path = TempPath("missing_dir/model.pt");
+  EXPECT_ANY_THROW(SaveCheckpoint(path, TinyInfo(), TinyNormalizer(), *model));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  ModelInfo wrong = TinyInfo();
+  wrong.layout = TokenLayout{2, 4};  // 6 features for a 5-feature model
+  EXPECT_THROW(SaveCheckpoint(TempPath("wrong.pt"), wrong, TinyNormalizer(), *model),
+               std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(TempPath("wrong.pt")));
+}
+
+}  // namespace
+}  // namespace dfmpc::worldmodel

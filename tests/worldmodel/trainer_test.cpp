@@ -1,0 +1,148 @@
+#include "dfmpc/worldmodel/trainer.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tiny_model.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+// Episodes of a damped oscillator driven by random actions: tokens
+// [a_{t-1}, cos(angle), sin(angle), velocity], learnable but not trivial.
+std::vector<at::Tensor> OscillatorEpisodes(int count, int length, uint64_t seed) {
+  torch::manual_seed(seed);
+  std::vector<at::Tensor> episodes;
+  for (int e = 0; e < count; ++e) {
+    std::vector<float> data;
+    double angle = torch::rand({1}).item<double>() * 6.28, velocity = 0.0, action = 0.0;
+    for (int t = 0; t < length; ++t) {
+      data.insert(data.end(), {static_cast<float>(action), static_cast<float>(std::cos(angle)),
+                               static_cast<float>(std::sin(angle)),
+                               static_cast<float>(velocity)});
+      action = torch::rand({1}).item<double>() * 2 - 1;
+      velocity += 0.1 * (action - std::sin(angle)) - 0.02 * velocity;
+      angle += 0.1 * velocity;
+    }
+    episodes.push_back(torch::tensor(data).view({length, 4}));
+  }
+  return episodes;
+}
+
+TrainerOptions FastOptions(int steps) {
+  TrainerOptions options;
+  options.steps = steps;
+  options.batch_size = 16;
+  options.window = 8;
+  options.learning_rate = 3e-3;
+  options.warmup_steps = 20;
+  options.ema_decay = 0.95;
+  options.validate_every = 20;
+  options.checkpoint_every = 20;
+  options.validation_windows = 64;
+  options.seed = 3;
+  return options;
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/dfmpc_trainer_" + name;
+}
+
+TEST(TrainerTest, ValidationLossFallsClearlyBelowItsStart) {
+  const NoiseSchedule schedule;
+  torch::manual_seed(0);
+  Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(300),
+                  OscillatorEpisodes(12, 60, 1), OscillatorEpisodes(3, 60, 2));
+  const double before = trainer.ValidationLoss();
+  trainer.Run(TempPath("falls.state"), false, nullptr, nullptr);
+  const double after = trainer.ValidationLoss();
+  EXPECT_LT(after, 0.5 * before) << "before " << before << ", after " << after;
+  ASSERT_EQ(trainer.log().size(), 15u);
+  EXPECT_EQ(trainer.log().back().step, 300);
+  EXPECT_DOUBLE_EQ(trainer.log().back().validation_loss, after);
+}
+
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+TEST(TrainerTest, ResumeReproducesTheUninterruptedRun) {
+  const NoiseSchedule schedule;
+  const auto train = OscillatorEpisodes(6, 40, 1);
+  const auto validation = OscillatorEpisodes(2, 40, 2);
+  const std::string whole_path = TempPath("whole.state"), cut_path = TempPath("cut.state");
+
+  torch::manual_seed(0);
+  Trainer whole(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
+  whole.Run(whole_path, false, nullptr, nullptr);
+
+  {  // Dies at step 47: the state saved at step 40 survives.
+    torch::manual_seed(0);
+    Trainer cut(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
+    auto die = [](const TrainProgress& p) {
+      if (p.step == 47) throw Interrupted();
+    };
+    EXPECT_THROW(cut.Run(cut_path, false, die, nullptr), Interrupted);
+  }
+  torch::manual_seed(123);  // fresh weights: everything must come from the state
+  Trainer resumed(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
+  resumed.Run(cut_path, true, nullptr, nullptr);
+
+  ASSERT_EQ(resumed.log().size(), whole.log().size());
+  for (size_t i = 0; i < whole.log().size(); ++i) {
+    EXPECT_EQ(resumed.log()[i].step, whole.log()[i].step);
+    EXPECT_EQ(resumed.log()[i].train_loss, whole.log()[i].train_loss) << "row " << i;
+    EXPECT_EQ(resumed.log()[i].validation_loss, whole.log()[i].validation_loss) << "row " << i;
+  }
+  const auto a = whole.ema_model().parameters(), b = resumed.ema_model().parameters();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i]));
+}
+
+TEST(TrainerTest, ResumeRefusesMissingOrForeignState) {
+  const NoiseSchedule schedule;
+  const auto data = OscillatorEpisodes(3, 20, 1);
+  Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(20), data, data);
+  EXPECT_THROW(trainer.Run(TempPath("missing.state"), true, nullptr, nullptr),
+               std::runtime_error);
+  const std::string garbage = TempPath("garbage.state");
+  std::FILE* f = std::fopen(garbage.c_str(), "w");
+  std::fputs("not a state", f);
+  std::fclose(f);
+  EXPECT_THROW(trainer.Run(garbage, true, nullptr, nullptr), std::runtime_error);
+  // A state from another window size is refused.
+  const std::string other = TempPath("other.state");
+  TrainerOptions options = FastOptions(20);
+  options.window = 4;
+  Trainer(testing::TinyConfig(4), schedule, options, data, data).Run(other, false, nullptr, nullptr);
+  EXPECT_THROW(trainer.Run(other, true, nullptr, nullptr), std::runtime_error);
+}
+
+TEST(TrainerTest, BadOptionsAndDataThrow) {
+  const NoiseSchedule schedule;
+  const auto data = OscillatorEpisodes(3, 20, 1);
+  TrainerOptions options = FastOptions(20);
+  options.steps = 0;
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
+               std::invalid_argument);
+  options = FastOptions(20);
+  options.window = 21;  // longer than every sequence
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
+               std::invalid_argument);
+  EXPECT_THROW(Trainer(testing::TinyConfig(5), schedule, FastOptions(20), data, data),
+               std::invalid_argument);
+  auto nan_data = data;
+  nan_data[1] = nan_data[1].clone();
+  nan_data[1][3][2] = std::nan("");
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, FastOptions(20), nan_data, data),
+               std::invalid_argument);
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, FastOptions(20), {}, data),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dfmpc::worldmodel

@@ -1,0 +1,60 @@
+// Model checkpoints: one file with the weights, the model config, the
+// normalization statistics, the task and token layout, the noise schedule,
+// a format version and the library version. Written atomically.
+#ifndef DFMPC_WORLDMODEL_CHECKPOINT_H_
+#define DFMPC_WORLDMODEL_CHECKPOINT_H_
+
+#include <string>
+
+#include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/tokens.h"
+#include "dfmpc/worldmodel/transformer.h"
+
+namespace dfmpc::worldmodel {
+
+inline constexpr int kCheckpointFormatVersion = 1;
+
+// Version of this library, e.g. "0.1.0".
+const char* LibraryVersion();
+
+struct ModelInfo {
+  std::string task;            // environment the data came from
+  TokenLayout layout;
+  TransformerConfig config;
+  int num_timesteps = 1000;
+  BetaSchedule beta = BetaSchedule::kCosine;
+  Prediction prediction = Prediction::kV;
+  int train_window = 0;        // tokens per training window
+  std::string notes;           // free text, e.g. the training command
+  int format_version = kCheckpointFormatVersion;
+  std::string library_version;  // filled in when saving
+};
+
+struct Checkpoint {
+  ModelInfo info;
+  Normalizer normalizer;
+  DfTransformer model{nullptr};
+};
+
+// Writes to a temporary file next to `path` and renames it into place: a
+// crash leaves the previous file (or none), never a partial one.
+void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normalizer& normalizer,
+                    DfTransformerImpl& model);
+
+// What a loaded checkpoint must match; empty / zero fields are not checked.
+struct CheckpointExpectation {
+  std::string task;
+  int token_dim = 0;
+};
+
+// Throws std::runtime_error naming the file and the problem: missing,
+// truncated or not a dfmpc model, another format version, or a mismatch with
+// `expect` (task, token dimension). The model is returned in eval mode.
+Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect = {});
+
+// Human-readable summary of a checkpoint (for `dfmpc info`).
+std::string DescribeCheckpoint(const Checkpoint& checkpoint);
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_CHECKPOINT_H_

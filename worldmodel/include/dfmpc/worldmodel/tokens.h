@@ -1,0 +1,54 @@
+// Tokens for planning: one control step is the bundle x_t = [a_{t-1}, o_t]
+// (the action that led to the observation, then the observation), normalized
+// per feature with statistics stored in the model checkpoint.
+#ifndef DFMPC_WORLDMODEL_TOKENS_H_
+#define DFMPC_WORLDMODEL_TOKENS_H_
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+namespace dfmpc::worldmodel {
+
+struct TokenLayout {
+  int action_dim = 0;
+  int observation_dim = 0;
+
+  int token_dim() const { return action_dim + observation_dim; }
+  // Column of the first observation feature (actions come first).
+  int observation_offset() const { return action_dim; }
+};
+
+// The L + 1 tokens of an episode with observations o_0 .. o_L ([L + 1, obs])
+// and actions a_0 .. a_{L-1} ([L, act]). Token 0 carries a zero action.
+// Throws std::invalid_argument on inconsistent shapes.
+at::Tensor EpisodeTokens(const at::Tensor& observations, const at::Tensor& actions);
+
+// Per-feature affine normalization x_n = (x - mean) / scale.
+class Normalizer {
+ public:
+  Normalizer() = default;
+  // mean and scale: [d] float; scale entries must be positive and finite.
+  Normalizer(at::Tensor mean, at::Tensor scale);
+
+  // Mean and standard deviation over every token of `sequences` ([T_i, d]);
+  // standard deviations below `min_scale` (constant features) are raised to
+  // it so normalization never divides by ~0.
+  static Normalizer Fit(const std::vector<at::Tensor>& sequences, double min_scale = 1e-2);
+
+  int dim() const { return mean_.defined() ? static_cast<int>(mean_.size(0)) : 0; }
+  const at::Tensor& mean() const { return mean_; }
+  const at::Tensor& scale() const { return scale_; }
+
+  // Work on [..., d] tensors on any device.
+  at::Tensor Normalize(const at::Tensor& x) const;
+  at::Tensor Denormalize(const at::Tensor& x) const;
+
+ private:
+  at::Tensor mean_;
+  at::Tensor scale_;
+};
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_TOKENS_H_

@@ -1,0 +1,99 @@
+// Training a diffusion-forcing transformer on token sequences.
+//
+// Each step samples windows of L tokens from the training episodes and draws
+// an independent noise level per token (diffusion forcing): clean with
+// probability clean_prob (so the model learns to read clean context, as in
+// sampling), else a uniform training timestep. The loss is the mean squared
+// error of the prediction target (v by default) over the noisy tokens.
+// AdamW with linear warmup and cosine decay, gradient clipping, and an EMA of
+// the weights that is used for validation and saved for sampling.
+//
+// Training is resumable: every checkpoint_every steps the full state
+// (weights, EMA, optimizer, step, random generators, log) is written
+// atomically to the state file, so a run killed at any moment continues from
+// the last state with the same loss trajectory as an uninterrupted run.
+#ifndef DFMPC_WORLDMODEL_TRAINER_H_
+#define DFMPC_WORLDMODEL_TRAINER_H_
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/transformer.h"
+
+namespace dfmpc::worldmodel {
+
+struct TrainerOptions {
+  int steps = 10000;
+  int batch_size = 32;
+  int window = 32;           // tokens per training window (L)
+  double learning_rate = 1e-3;
+  double min_learning_rate_ratio = 0.1;  // cosine decays to this fraction
+  int warmup_steps = 200;
+  double weight_decay = 0.01;
+  double grad_clip = 1.0;
+  double ema_decay = 0.999;
+  double clean_prob = 0.25;  // probability that a training token is clean
+  Prediction prediction = Prediction::kV;
+  int validate_every = 250;
+  int validation_windows = 256;  // fixed windows, fixed noise: comparable over time
+  int checkpoint_every = 250;
+  uint64_t seed = 0;
+
+  // Throws std::invalid_argument naming the first impossible option.
+  void Validate() const;
+};
+
+struct TrainLogRow {
+  int step = 0;
+  double train_loss = 0.0;       // mean over the steps since the previous row
+  double validation_loss = 0.0;  // EMA weights on the validation windows
+  double learning_rate = 0.0;
+  double tokens_per_second = 0.0;
+};
+
+struct TrainProgress {
+  int step = 0;
+  int total_steps = 0;
+  double loss = 0.0;  // running mean of recent steps
+  double tokens_per_second = 0.0;
+};
+
+class Trainer {
+ public:
+  // `train` and `validation` are normalized token sequences [T_i, d]; every
+  // sequence must hold at least `window` tokens. The schedule must outlive
+  // the trainer.
+  Trainer(const TransformerConfig& config, const NoiseSchedule& schedule,
+          const TrainerOptions& options, std::vector<at::Tensor> train,
+          std::vector<at::Tensor> validation);
+  ~Trainer();
+
+  // Runs until options.steps. With resume, the state at `state_path` is
+  // loaded first (error if missing or from a different configuration).
+  // `on_progress` is called after every step, `on_log` after every
+  // validation with the whole log so far.
+  void Run(const std::string& state_path, bool resume,
+           const std::function<void(const TrainProgress&)>& on_progress,
+           const std::function<void(const std::vector<TrainLogRow>&)>& on_log);
+
+  // Loss of the EMA weights on the fixed validation windows.
+  double ValidationLoss();
+  // The EMA weights, for sampling and saving.
+  DfTransformerImpl& ema_model();
+  const std::vector<TrainLogRow>& log() const;
+  int step() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_TRAINER_H_

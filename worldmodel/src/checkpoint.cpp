@@ -1,0 +1,161 @@
+#include "dfmpc/worldmodel/checkpoint.h"
+
+#include <torch/serialize.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "atomic_path.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+constexpr const char* kFormatName = "dfmpc-model";
+
+std::string BetaName(BetaSchedule beta) { return beta == BetaSchedule::kLinear ? "linear" : "cosine"; }
+
+nlohmann::json ToJson(const ModelInfo& info) {
+  const TransformerConfig& c = info.config;
+  return {{"format", kFormatName},
+          {"format_version", info.format_version},
+          {"library_version", info.library_version},
+          {"task", info.task},
+          {"layout", {{"action_dim", info.layout.action_dim},
+                      {"observation_dim", info.layout.observation_dim}}},
+          {"config", {{"token_dim", c.token_dim}, {"width", c.width}, {"depth", c.depth},
+                      {"heads", c.heads}, {"mlp_ratio", c.mlp_ratio},
+                      {"max_positions", c.max_positions}, {"num_timesteps", c.num_timesteps}}},
+          {"num_timesteps", info.num_timesteps},
+          {"beta_schedule", BetaName(info.beta)},
+          {"prediction", PredictionName(info.prediction)},
+          {"train_window", info.train_window},
+          {"notes", info.notes}};
+}
+
+ModelInfo FromJson(const nlohmann::json& j) {
+  ModelInfo info;
+  info.format_version = j.at("format_version").get<int>();
+  info.library_version = j.at("library_version").get<std::string>();
+  info.task = j.at("task").get<std::string>();
+  info.layout.action_dim = j.at("layout").at("action_dim").get<int>();
+  info.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
+  const auto& c = j.at("config");
+  info.config.token_dim = c.at("token_dim").get<int>();
+  info.config.width = c.at("width").get<int>();
+  info.config.depth = c.at("depth").get<int>();
+  info.config.heads = c.at("heads").get<int>();
+  info.config.mlp_ratio = c.at("mlp_ratio").get<int>();
+  info.config.max_positions = c.at("max_positions").get<int>();
+  info.config.num_timesteps = c.at("num_timesteps").get<int>();
+  info.num_timesteps = j.at("num_timesteps").get<int>();
+  info.beta = ParseBetaSchedule(j.at("beta_schedule").get<std::string>());
+  info.prediction = ParsePrediction(j.at("prediction").get<std::string>());
+  info.train_window = j.at("train_window").get<int>();
+  info.notes = j.at("notes").get<std::string>();
+  return info;
+}
+
+[[noreturn]] void Fail(const std::string& path, const std::string& why) {
+  throw std::runtime_error("checkpoint " + path + ": " + why);
+}
+
+}  // namespace
+
+const char* LibraryVersion() { return DFMPC_VERSION; }
+
+void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normalizer& normalizer,
+                    DfTransformerImpl& model) {
+  if (normalizer.dim() != info.config.token_dim || info.layout.token_dim() != info.config.token_dim) {
+    throw std::invalid_argument("SaveCheckpoint: normalizer, layout and model token dimensions differ");
+  }
+  ModelInfo stamped = info;
+  stamped.library_version = LibraryVersion();
+  torch::serialize::OutputArchive archive;
+  archive.write("metadata", c10::IValue(ToJson(stamped).dump()));
+  archive.write("normalizer_mean", normalizer.mean());
+  archive.write("normalizer_scale", normalizer.scale());
+  torch::serialize::OutputArchive weights;
+  model.save(weights);
+  archive.write("model", weights);
+  WriteAtomically(path, [&](const std::string& temporary) { archive.save_to(temporary); });
+}
+
+Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
+  if (!std::ifstream(path).good()) Fail(path, "file does not exist or cannot be read");
+  torch::serialize::InputArchive archive;
+  c10::IValue metadata;
+  try {
+    archive.load_from(path);
+    if (!archive.try_read("metadata", metadata) || !metadata.isString()) {
+      Fail(path, "not a dfmpc model (no metadata record)");
+    }
+  } catch (const c10::Error&) {
+    Fail(path, "truncated, corrupt or not a dfmpc model file");
+  }
+  nlohmann::json json;
+  ModelInfo info;
+  try {
+    json = nlohmann::json::parse(metadata.toStringRef());
+    if (json.value("format", "") != kFormatName) Fail(path, "not a dfmpc model file");
+    if (json.at("format_version").get<int>() != kCheckpointFormatVersion) {
+      Fail(path, "format version " + std::to_string(json.at("format_version").get<int>()) +
+                     ", this library reads version " +
+                     std::to_string(kCheckpointFormatVersion));
+    }
+    info = FromJson(json);
+  } catch (const nlohmann::json::exception& e) {
+    Fail(path, std::string("corrupt metadata: ") + e.what());
+  }
+  if (!expect.task.empty() && info.task != expect.task) {
+    Fail(path, "model was trained for task '" + info.task + "', not '" + expect.task + "'");
+  }
+  if (expect.token_dim > 0 && info.config.token_dim != expect.token_dim) {
+    Fail(path, "model has token dimension " + std::to_string(info.config.token_dim) +
+                   ", expected " + std::to_string(expect.token_dim));
+  }
+  Checkpoint checkpoint;
+  checkpoint.info = info;
+  try {
+    at::Tensor mean, scale;
+    archive.read("normalizer_mean", mean);
+    archive.read("normalizer_scale", scale);
+    checkpoint.normalizer = Normalizer(mean, scale);
+    checkpoint.model = DfTransformer(info.config);
+    torch::serialize::InputArchive weights;
+    archive.read("model", weights);
+    checkpoint.model->load(weights);
+  } catch (const c10::Error& e) {
+    Fail(path, std::string("weights do not match the stored config: ") +
+                   e.what_without_backtrace());
+  } catch (const std::invalid_argument& e) {
+    Fail(path, e.what());
+  }
+  checkpoint.model->eval();
+  return checkpoint;
+}
+
+std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
+  const ModelInfo& info = checkpoint.info;
+  const TransformerConfig& c = info.config;
+  int64_t parameters = 0;
+  for (const auto& p : checkpoint.model->parameters()) parameters += p.numel();
+  std::ostringstream out;
+  out << "task:            " << info.task << "\n"
+      << "token layout:    [a_{t-1} (" << info.layout.action_dim << "), o_t ("
+      << info.layout.observation_dim << ")] = " << c.token_dim << " features\n"
+      << "transformer:     width " << c.width << ", depth " << c.depth << ", heads " << c.heads
+      << ", mlp ratio " << c.mlp_ratio << ", max positions " << c.max_positions << "\n"
+      << "parameters:      " << parameters << "\n"
+      << "noise:           " << BetaName(info.beta) << " schedule, " << info.num_timesteps
+      << " timesteps, predicts " << PredictionName(info.prediction) << "\n"
+      << "train window:    " << info.train_window << " tokens\n"
+      << "format version:  " << info.format_version << " (library " << info.library_version
+      << ")\n";
+  if (!info.notes.empty()) out << "notes:           " << info.notes << "\n";
+  return out.str();
+}
+
+}  // namespace dfmpc::worldmodel

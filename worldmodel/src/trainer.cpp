@@ -1,0 +1,343 @@
+#include "dfmpc/worldmodel/trainer.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adamw.h>
+#include <torch/serialize.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include "atomic_path.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+void Require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("TrainerOptions: " + what);
+}
+
+// A batch of noisy training windows and what the model should predict.
+struct Batch {
+  at::Tensor noisy;      // [B, L, d]
+  at::Tensor timesteps;  // [B, L] in [-1, T-1]
+  at::Tensor target;     // [B, L, d]
+  at::Tensor noisy_mask;  // [B, L] float: 1 where the token is not clean
+};
+
+// Column 0: step, then train loss, validation loss, learning rate, tokens/s.
+at::Tensor LogToTensor(const std::vector<TrainLogRow>& log) {
+  at::Tensor t = at::zeros({static_cast<int64_t>(log.size()), 5}, at::kDouble);
+  for (size_t i = 0; i < log.size(); ++i) {
+    const TrainLogRow& r = log[i];
+    const double row[5] = {static_cast<double>(r.step), r.train_loss, r.validation_loss,
+                           r.learning_rate, r.tokens_per_second};
+    for (int c = 0; c < 5; ++c) t[i][c] = row[c];
+  }
+  return t;
+}
+
+std::vector<TrainLogRow> LogFromTensor(const at::Tensor& t) {
+  std::vector<TrainLogRow> log(t.size(0));
+  auto a = t.accessor<double, 2>();
+  for (int64_t i = 0; i < t.size(0); ++i) {
+    log[i] = {static_cast<int>(a[i][0]), a[i][1], a[i][2], a[i][3], a[i][4]};
+  }
+  return log;
+}
+
+}  // namespace
+
+void TrainerOptions::Validate() const {
+  Require(steps >= 1, "steps must be >= 1");
+  Require(batch_size >= 1, "batch size must be >= 1");
+  Require(window >= 1, "window must be >= 1");
+  Require(learning_rate > 0 && std::isfinite(learning_rate), "learning rate must be positive");
+  Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
+          "min learning rate ratio must be in [0, 1]");
+  Require(warmup_steps >= 0, "warmup steps must be >= 0");
+  Require(weight_decay >= 0, "weight decay must be >= 0");
+  Require(grad_clip > 0, "gradient clip must be positive");
+  Require(ema_decay >= 0 && ema_decay < 1, "EMA decay must be in [0, 1)");
+  Require(clean_prob >= 0 && clean_prob < 1, "clean probability must be in [0, 1)");
+  Require(validate_every >= 1 && checkpoint_every >= 1,
+          "validation and checkpoint intervals must be >= 1");
+  Require(validation_windows >= 1, "validation windows must be >= 1");
+}
+
+class Trainer::Impl {
+ public:
+  Impl(const TransformerConfig& config, const NoiseSchedule& schedule,
+       const TrainerOptions& options, std::vector<at::Tensor> train,
+       std::vector<at::Tensor> validation)
+      : config_(config),
+        schedule_(schedule),
+        options_(options),
+        train_(std::move(train)),
+        validation_(std::move(validation)),
+        model_(config),
+        ema_(config),
+        optimizer_(model_->parameters(), torch::optim::AdamWOptions(options.learning_rate)
+                                             .weight_decay(options.weight_decay)),
+        generator_(at::detail::createCPUGenerator(options.seed)) {
+    options_.Validate();
+    if (config.num_timesteps != schedule.num_timesteps()) {
+      throw std::invalid_argument("Trainer: model and schedule disagree on timesteps");
+    }
+    CheckSequences(train_, "training");
+    CheckSequences(validation_, "validation");
+    std::vector<double> alpha_bar(schedule.num_timesteps() + 1);
+    for (int t = -1; t < schedule.num_timesteps(); ++t) alpha_bar[t + 1] = schedule.AlphaBar(t);
+    alpha_bar_ = at::tensor(alpha_bar, at::kDouble).to(at::kFloat);
+    CopyWeights(*model_, *ema_);
+    ema_->eval();
+    // Fixed validation windows and noise, from their own generator.
+    at::Generator validation_generator = at::detail::createCPUGenerator(options.seed + 1);
+    validation_batch_ = MakeBatch(validation_, options.validation_windows, validation_generator);
+  }
+
+  void Run(const std::string& state_path, bool resume,
+           const std::function<void(const TrainProgress&)>& on_progress,
+           const std::function<void(const std::vector<TrainLogRow>&)>& on_log) {
+    if (resume) LoadState(state_path);
+    auto window_start = std::chrono::steady_clock::now();
+    int window_steps = 0;
+    while (step_ < options_.steps) {
+      const double loss = TrainStep();
+      ++step_;
+      ++window_steps;
+      loss_sum_ += loss;
+      ++loss_count_;
+      const double seconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - window_start)
+                                 .count();
+      const double tokens_per_second =
+          window_steps * options_.batch_size * options_.window / std::max(seconds, 1e-9);
+      if (on_progress) {
+        on_progress({step_, options_.steps, loss_sum_ / loss_count_, tokens_per_second});
+      }
+      if (step_ % options_.validate_every == 0 || step_ == options_.steps) {
+        log_.push_back({step_, loss_sum_ / loss_count_, ValidationLoss(),
+                        LearningRate(step_ - 1), tokens_per_second});
+        loss_sum_ = 0.0;
+        loss_count_ = 0;
+        if (on_log) on_log(log_);
+      }
+      if (step_ % options_.checkpoint_every == 0 || step_ == options_.steps) {
+        SaveState(state_path);
+      }
+    }
+  }
+
+  DfTransformerImpl& ema_model() { return *ema_; }
+  const std::vector<TrainLogRow>& log() const { return log_; }
+  int step() const { return step_; }
+
+  double ValidationLoss() {
+    torch::NoGradGuard no_grad;
+    return Loss(*ema_, validation_batch_).item<double>();
+  }
+
+ private:
+  void CheckSequences(const std::vector<at::Tensor>& sequences, const char* what) const {
+    if (sequences.empty()) {
+      throw std::invalid_argument(std::string("Trainer: no ") + what + " sequences");
+    }
+    for (const at::Tensor& s : sequences) {
+      if (s.dim() != 2 || s.size(1) != config_.token_dim) {
+        throw std::invalid_argument(std::string("Trainer: ") + what +
+                                    " sequences must be [T, " +
+                                    std::to_string(config_.token_dim) + "]");
+      }
+      if (s.size(0) < options_.window) {
+        throw std::invalid_argument(std::string("Trainer: a ") + what + " sequence has " +
+                                    std::to_string(s.size(0)) + " tokens, fewer than the window " +
+                                    std::to_string(options_.window));
+      }
+      if (!at::isfinite(s).all().item<bool>()) {
+        throw std::invalid_argument(std::string("Trainer: ") + what +
+                                    " data contains NaN or infinite values");
+      }
+    }
+  }
+
+  // Uniform over every (sequence, start) pair of the given sequences.
+  Batch MakeBatch(const std::vector<at::Tensor>& sequences, int count, at::Generator& gen) const {
+    std::vector<int64_t> first_start(sequences.size() + 1, 0);
+    for (size_t i = 0; i < sequences.size(); ++i) {
+      first_start[i + 1] = first_start[i] + sequences[i].size(0) - options_.window + 1;
+    }
+    const at::Tensor picks = at::randint(first_start.back(), {count}, gen, at::kLong);
+    std::vector<at::Tensor> windows;
+    windows.reserve(count);
+    for (int64_t b = 0; b < count; ++b) {
+      const int64_t pick = picks[b].item<int64_t>();
+      const size_t i = std::upper_bound(first_start.begin(), first_start.end(), pick) -
+                       first_start.begin() - 1;
+      windows.push_back(sequences[i].narrow(0, pick - first_start[i], options_.window));
+    }
+    const at::Tensor x0 = at::stack(windows);
+    const at::Tensor noisy_steps =
+        at::randint(schedule_.num_timesteps(), {count, options_.window}, gen, at::kLong);
+    const at::Tensor clean =
+        at::rand({count, options_.window}, gen, at::kFloat) < options_.clean_prob;
+    const at::Tensor timesteps = at::where(clean, at::full_like(noisy_steps, -1), noisy_steps);
+    const at::Tensor eps = at::randn(x0.sizes(), gen, at::kFloat);
+    const at::Tensor ab = alpha_bar_.index_select(0, (timesteps + 1).flatten())
+                              .view({count, options_.window, 1});
+    return Batch{NoiseSchedule::AddNoise(x0, eps, ab), timesteps,
+                 NoiseSchedule::Target(options_.prediction, x0, eps, ab),
+                 (~clean).to(at::kFloat)};
+  }
+
+  at::Tensor Loss(DfTransformerImpl& model, const Batch& batch) const {
+    const at::Tensor out = model.Forward(batch.noisy, batch.timesteps, nullptr);
+    const at::Tensor per_token = (out - batch.target).pow(2).mean(-1);
+    return (per_token * batch.noisy_mask).sum() / batch.noisy_mask.sum().clamp_min(1.0);
+  }
+
+  double LearningRate(int step) const {
+    if (step < options_.warmup_steps) {
+      return options_.learning_rate * (step + 1) / options_.warmup_steps;
+    }
+    const double span = std::max(1, options_.steps - options_.warmup_steps);
+    const double progress = std::min(1.0, (step - options_.warmup_steps) / span);
+    const double ratio = options_.min_learning_rate_ratio;
+    return options_.learning_rate * (ratio + (1 - ratio) * 0.5 * (1 + std::cos(kPi * progress)));
+  }
+
+  double TrainStep() {
+    model_->train();
+    const Batch batch = MakeBatch(train_, options_.batch_size, generator_);
+    for (auto& group : optimizer_.param_groups()) {
+      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(LearningRate(step_));
+    }
+    optimizer_.zero_grad();
+    const at::Tensor loss = Loss(*model_, batch);
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(model_->parameters(), options_.grad_clip);
+    optimizer_.step();
+    UpdateEma();
+    return loss.item<double>();
+  }
+
+  void UpdateEma() {
+    // Short runs would otherwise average in the random initialization.
+    const double decay = std::min(options_.ema_decay, (1.0 + step_) / (10.0 + step_));
+    torch::NoGradGuard no_grad;
+    const auto source = model_->parameters();
+    auto target = ema_->parameters();
+    for (size_t i = 0; i < source.size(); ++i) target[i].mul_(decay).add_(source[i], 1 - decay);
+  }
+
+  static void CopyWeights(DfTransformerImpl& from, DfTransformerImpl& to) {
+    torch::NoGradGuard no_grad;
+    const auto source = from.parameters();
+    auto target = to.parameters();
+    for (size_t i = 0; i < source.size(); ++i) target[i].copy_(source[i]);
+  }
+
+  std::string Signature() const {
+    const TransformerConfig& c = config_;
+    return std::to_string(c.token_dim) + "/" + std::to_string(c.width) + "/" +
+           std::to_string(c.depth) + "/" + std::to_string(c.heads) + "/" +
+           std::to_string(options_.batch_size) + "/" + std::to_string(options_.window) + "/" +
+           std::to_string(options_.seed);
+  }
+
+  void SaveState(const std::string& path) {
+    torch::serialize::OutputArchive archive;
+    archive.write("signature", c10::IValue(Signature()));
+    archive.write("step", c10::IValue(static_cast<int64_t>(step_)));
+    archive.write("loss_sum", c10::IValue(loss_sum_));
+    archive.write("loss_count", c10::IValue(static_cast<int64_t>(loss_count_)));
+    archive.write("generator", generator_.get_state());
+    archive.write("log", LogToTensor(log_));
+    torch::serialize::OutputArchive model, ema, optimizer;
+    model_->save(model);
+    ema_->save(ema);
+    optimizer_.save(optimizer);
+    archive.write("model", model);
+    archive.write("ema", ema);
+    archive.write("optimizer", optimizer);
+    WriteAtomically(path, [&](const std::string& temporary) { archive.save_to(temporary); });
+  }
+
+  void LoadState(const std::string& path) {
+    if (!std::ifstream(path).good()) {
+      throw std::runtime_error("cannot resume: no training state at " + path);
+    }
+    try {
+      torch::serialize::InputArchive archive;
+      archive.load_from(path);
+      c10::IValue signature, step, loss_sum, loss_count;
+      archive.read("signature", signature);
+      if (signature.toStringRef() != Signature()) {
+        throw std::runtime_error("cannot resume from " + path +
+                                 ": it was written with other model or training options (" +
+                                 signature.toStringRef() + " vs " + Signature() + ")");
+      }
+      archive.read("step", step);
+      archive.read("loss_sum", loss_sum);
+      archive.read("loss_count", loss_count);
+      at::Tensor generator_state, log;
+      archive.read("generator", generator_state);
+      archive.read("log", log);
+      torch::serialize::InputArchive model, ema, optimizer;
+      archive.read("model", model);
+      archive.read("ema", ema);
+      archive.read("optimizer", optimizer);
+      model_->load(model);
+      ema_->load(ema);
+      optimizer_.load(optimizer);
+      generator_.set_state(generator_state);
+      step_ = static_cast<int>(step.toInt());
+      loss_sum_ = loss_sum.toDouble();
+      loss_count_ = static_cast<int>(loss_count.toInt());
+      log_ = LogFromTensor(log);
+    } catch (const c10::Error& e) {
+      throw std::runtime_error("cannot resume from " + path + ": truncated or corrupt state (" +
+                               e.what_without_backtrace() + ")");
+    }
+  }
+
+  TransformerConfig config_;
+  const NoiseSchedule& schedule_;
+  TrainerOptions options_;
+  std::vector<at::Tensor> train_, validation_;
+  DfTransformer model_, ema_;
+  torch::optim::AdamW optimizer_;
+  at::Generator generator_;
+  at::Tensor alpha_bar_;  // [T + 1], index t + 1
+  Batch validation_batch_;
+  int step_ = 0;
+  double loss_sum_ = 0.0;
+  int loss_count_ = 0;
+  std::vector<TrainLogRow> log_;
+};
+
+Trainer::Trainer(const TransformerConfig& config, const NoiseSchedule& schedule,
+                 const TrainerOptions& options, std::vector<at::Tensor> train,
+                 std::vector<at::Tensor> validation)
+    : impl_(std::make_unique<Impl>(config, schedule, options, std::move(train),
+                                   std::move(validation))) {}
+
+Trainer::~Trainer() = default;
+
+void Trainer::Run(const std::string& state_path, bool resume,
+                  const std::function<void(const TrainProgress&)>& on_progress,
+                  const std::function<void(const std::vector<TrainLogRow>&)>& on_log) {
+  impl_->Run(state_path, resume, on_progress, on_log);
+}
+
+double Trainer::ValidationLoss() { return impl_->ValidationLoss(); }
+DfTransformerImpl& Trainer::ema_model() { return impl_->ema_model(); }
+const std::vector<TrainLogRow>& Trainer::log() const { return impl_->log(); }
+int Trainer::step() const { return impl_->step(); }
+
+}  // namespace dfmpc::worldmodel
