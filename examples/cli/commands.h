@@ -20,6 +20,9 @@ void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
 void AddInfoCommand(CLI::App& app);           // dfmpc info
 // `command_line` is recorded in the model's notes.
 void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc train
+// `command_line` is recorded in the model's notes.
+void AddTrainMlpCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-mlp
+void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
 
 }  // namespace dfmpc::cli
 

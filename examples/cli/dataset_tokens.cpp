@@ -2,6 +2,10 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
 namespace dfmpc::cli {
 namespace {
 
@@ -31,6 +35,32 @@ std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset) {
         worldmodel::EpisodeTokens(observations, Rows(dataset.actions, start, length)));
   }
   return sequences;
+}
+
+EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_fraction,
+                           const std::string& source) {
+  if (!(validation_fraction > 0 && validation_fraction < 1)) {
+    throw std::invalid_argument("--validation-fraction must be in (0, 1)");
+  }
+  if (sequences.size() < 2) {
+    throw std::invalid_argument(source + " holds " + std::to_string(sequences.size()) +
+                                " episode(s); training needs at least 2 (one for validation)");
+  }
+  const size_t num_validation = std::max<size_t>(
+      1, static_cast<size_t>(std::lround(validation_fraction * sequences.size())));
+  EpisodeSplit split;
+  split.validation.assign(sequences.end() - num_validation, sequences.end());
+  sequences.resize(sequences.size() - num_validation);
+  split.train = std::move(sequences);
+  return split;
+}
+
+worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split) {
+  const worldmodel::Normalizer normalizer = worldmodel::Normalizer::Fit(split.train);
+  for (auto* part : {&split.train, &split.validation}) {
+    for (at::Tensor& s : *part) s = normalizer.Normalize(s);
+  }
+  return normalizer;
 }
 
 }  // namespace dfmpc::cli

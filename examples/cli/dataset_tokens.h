@@ -4,6 +4,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
 #include <vector>
 
 #include "dfmpc/envs/dataset.h"
@@ -17,6 +18,23 @@ worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset);
 // One [L + 1, d] token sequence per episode of `dataset` (o_0 .. o_L, the
 // last one from next_observations), unnormalized.
 std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset);
+
+// Episodes split for training: the last round(fraction * E) episodes (at
+// least one) are held out for validation, the others train.
+struct EpisodeSplit {
+  std::vector<at::Tensor> train;
+  std::vector<at::Tensor> validation;
+};
+
+// Throws std::invalid_argument when the fraction is outside (0, 1) or
+// `sequences` holds fewer than 2 episodes (`source` names where they came
+// from in the message).
+EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_fraction,
+                           const std::string& source);
+
+// Fits the normalizer on the training episodes and normalizes both splits
+// in place with it.
+worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split);
 
 }  // namespace dfmpc::cli
 

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   std::string command_line = "dfmpc";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   dfmpc::cli::AddTrainCommand(app, command_line);
+  dfmpc::cli::AddTrainMlpCommand(app, command_line);
+  dfmpc::cli::AddEvalModelCommand(app);
   dfmpc::cli::AddInfoCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");

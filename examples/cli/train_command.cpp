@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -55,27 +54,14 @@ void WriteLossCsv(const std::string& path, const std::vector<worldmodel::TrainLo
 
 void RunTrain(TrainCommandOptions o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
-  if (!(o.validation_fraction > 0 && o.validation_fraction < 1)) {
-    throw std::invalid_argument("--validation-fraction must be in (0, 1)");
-  }
   at::set_num_threads(o.threads);
   o.trainer.prediction = worldmodel::ParsePrediction(o.prediction);
   o.trainer.Validate();
 
   const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
-  std::vector<at::Tensor> sequences = EpisodeTokenSequences(dataset);
-  if (sequences.size() < 2) {
-    throw std::invalid_argument(o.data + " holds " + std::to_string(sequences.size()) +
-                                " episode(s); training needs at least 2 (one for validation)");
-  }
-  const size_t num_validation = std::max<size_t>(
-      1, static_cast<size_t>(std::lround(o.validation_fraction * sequences.size())));
-  std::vector<at::Tensor> validation(sequences.end() - num_validation, sequences.end());
-  sequences.resize(sequences.size() - num_validation);
-  const worldmodel::Normalizer normalizer = worldmodel::Normalizer::Fit(sequences);
-  for (auto* split : {&sequences, &validation}) {
-    for (at::Tensor& s : *split) s = normalizer.Normalize(s);
-  }
+  EpisodeSplit split =
+      SplitEpisodes(EpisodeTokenSequences(dataset), o.validation_fraction, o.data);
+  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
 
   worldmodel::ModelInfo info;
   info.task = dataset.info.task;
@@ -91,9 +77,10 @@ void RunTrain(TrainCommandOptions o) {
   info.num_timesteps = schedule.num_timesteps();
 
   std::fprintf(stderr, "train: %s, %zu training and %zu validation episodes, %d features\n",
-               info.task.c_str(), sequences.size(), validation.size(), info.config.token_dim);
+               info.task.c_str(), split.train.size(), split.validation.size(),
+               info.config.token_dim);
   torch::manual_seed(o.trainer.seed);  // initial weights
-  worldmodel::Trainer trainer(info.config, schedule, o.trainer, sequences, validation);
+  worldmodel::Trainer trainer(info.config, schedule, o.trainer, split.train, split.validation);
   const std::string stem = Stem(o.out);
   ProgressBar bar("train", o.trainer.steps);
   auto on_progress = [&](const worldmodel::TrainProgress& p) {

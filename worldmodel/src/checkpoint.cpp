@@ -1,14 +1,10 @@
 #include "dfmpc/worldmodel/checkpoint.h"
 
-#include <torch/serialize.h>
-
-#include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
-#include "atomic_path.h"
+#include "model_archive.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -58,82 +54,36 @@ ModelInfo FromJson(const nlohmann::json& j) {
   return info;
 }
 
-[[noreturn]] void Fail(const std::string& path, const std::string& why) {
-  throw std::runtime_error("checkpoint " + path + ": " + why);
-}
-
 }  // namespace
 
 const char* LibraryVersion() { return DFMPC_VERSION; }
 
 void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normalizer& normalizer,
                     DfTransformerImpl& model) {
-  if (normalizer.dim() != info.config.token_dim || info.layout.token_dim() != info.config.token_dim) {
-    throw std::invalid_argument("SaveCheckpoint: normalizer, layout and model token dimensions differ");
+  if (normalizer.dim() != info.config.token_dim ||
+      info.layout.token_dim() != info.config.token_dim) {
+    throw std::invalid_argument(
+        "SaveCheckpoint: normalizer, layout and model token dimensions differ");
   }
-  ModelInfo stamped = info;
-  stamped.library_version = LibraryVersion();
-  torch::serialize::OutputArchive archive;
-  archive.write("metadata", c10::IValue(ToJson(stamped).dump()));
-  archive.write("normalizer_mean", normalizer.mean());
-  archive.write("normalizer_scale", normalizer.scale());
-  torch::serialize::OutputArchive weights;
-  model.save(weights);
-  archive.write("model", weights);
-  WriteAtomically(path, [&](const std::string& temporary) { archive.save_to(temporary); });
+  SaveModelArchive(path, ToJson(info), normalizer, model);
 }
 
 Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
-  if (!std::ifstream(path).good()) Fail(path, "file does not exist or cannot be read");
-  torch::serialize::InputArchive archive;
-  c10::IValue metadata;
-  try {
-    archive.load_from(path);
-    if (!archive.try_read("metadata", metadata) || !metadata.isString()) {
-      Fail(path, "not a dfmpc model (no metadata record)");
-    }
-  } catch (const c10::Error&) {
-    Fail(path, "truncated, corrupt or not a dfmpc model file");
-  }
-  nlohmann::json json;
-  ModelInfo info;
-  try {
-    json = nlohmann::json::parse(metadata.toStringRef());
-    if (json.value("format", "") != kFormatName) Fail(path, "not a dfmpc model file");
-    if (json.at("format_version").get<int>() != kCheckpointFormatVersion) {
-      Fail(path, "format version " + std::to_string(json.at("format_version").get<int>()) +
-                     ", this library reads version " +
-                     std::to_string(kCheckpointFormatVersion));
-    }
-    info = FromJson(json);
-  } catch (const nlohmann::json::exception& e) {
-    Fail(path, std::string("corrupt metadata: ") + e.what());
-  }
-  if (!expect.task.empty() && info.task != expect.task) {
-    Fail(path, "model was trained for task '" + info.task + "', not '" + expect.task + "'");
-  }
-  if (expect.token_dim > 0 && info.config.token_dim != expect.token_dim) {
-    Fail(path, "model has token dimension " + std::to_string(info.config.token_dim) +
-                   ", expected " + std::to_string(expect.token_dim));
-  }
+  ModelArchive opened = OpenModelArchive(path, kFormatName, "a dfmpc model file");
   Checkpoint checkpoint;
-  checkpoint.info = info;
   try {
-    at::Tensor mean, scale;
-    archive.read("normalizer_mean", mean);
-    archive.read("normalizer_scale", scale);
-    checkpoint.normalizer = Normalizer(mean, scale);
-    checkpoint.model = DfTransformer(info.config);
-    torch::serialize::InputArchive weights;
-    archive.read("model", weights);
-    checkpoint.model->load(weights);
-  } catch (const c10::Error& e) {
-    Fail(path, std::string("weights do not match the stored config: ") +
-                   e.what_without_backtrace());
-  } catch (const std::invalid_argument& e) {
-    Fail(path, e.what());
+    checkpoint.info = FromJson(opened.metadata);
+  } catch (const nlohmann::json::exception& e) {
+    FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
   }
-  checkpoint.model->eval();
+  CheckExpectation(path, checkpoint.info.task, checkpoint.info.config.token_dim, expect);
+  try {
+    checkpoint.model = DfTransformer(checkpoint.info.config);
+  } catch (const std::invalid_argument& e) {
+    FailCheckpoint(path, e.what());
+  }
+  checkpoint.normalizer =
+      ReadNormalizerAndWeights(opened, checkpoint.info.config.token_dim, *checkpoint.model);
   return checkpoint;
 }
 

@@ -1,0 +1,180 @@
+#include "dfmpc/worldmodel/mlp_dynamics.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/adamw.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "model_archive.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+constexpr const char* kFormatName = "dfmpc-mlp-dynamics";
+
+void Require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+// Every transition of `sequences`: tokens x_t, actions a_t and observations
+// o_{t+1}, stacked over all sequences and times.
+struct Transitions {
+  at::Tensor tokens, actions, next_observations;
+};
+
+Transitions AllTransitions(const std::vector<at::Tensor>& sequences, const TokenLayout& layout) {
+  std::vector<at::Tensor> tokens, actions, next_observations;
+  for (const at::Tensor& s : sequences) {
+    Require(s.dim() == 2 && s.size(1) == layout.token_dim(),
+            "MLP dynamics: sequences must be [T, " + std::to_string(layout.token_dim()) + "]");
+    if (s.size(0) < 2) continue;
+    const at::Tensor next = s.slice(0, 1);
+    tokens.push_back(s.slice(0, 0, -1));
+    actions.push_back(next.slice(1, 0, layout.action_dim));
+    next_observations.push_back(next.slice(1, layout.observation_offset()));
+  }
+  Require(!tokens.empty(), "MLP dynamics: no sequence holds a transition (2 tokens)");
+  return {at::cat(tokens).to(at::kFloat), at::cat(actions).to(at::kFloat),
+          at::cat(next_observations).to(at::kFloat)};
+}
+
+nlohmann::json ToJson(const MlpModelInfo& info) {
+  const MlpDynamicsConfig& c = info.config;
+  return {{"format", kFormatName},
+          {"format_version", info.format_version},
+          {"library_version", info.library_version},
+          {"task", info.task},
+          {"layout",
+           {{"action_dim", c.layout.action_dim}, {"observation_dim", c.layout.observation_dim}}},
+          {"width", c.width},
+          {"hidden_layers", c.hidden_layers},
+          {"notes", info.notes}};
+}
+
+MlpModelInfo FromJson(const nlohmann::json& j) {
+  MlpModelInfo info;
+  info.format_version = j.at("format_version").get<int>();
+  info.library_version = j.at("library_version").get<std::string>();
+  info.task = j.at("task").get<std::string>();
+  info.config.layout.action_dim = j.at("layout").at("action_dim").get<int>();
+  info.config.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
+  info.config.width = j.at("width").get<int>();
+  info.config.hidden_layers = j.at("hidden_layers").get<int>();
+  info.notes = j.at("notes").get<std::string>();
+  return info;
+}
+
+
+}  // namespace
+
+void MlpDynamicsConfig::Validate() const {
+  Require(layout.action_dim > 0, "MLP dynamics: action_dim must be positive");
+  Require(layout.observation_dim > 0, "MLP dynamics: observation_dim must be positive");
+  Require(width > 0, "MLP dynamics: width must be positive");
+  Require(hidden_layers > 0, "MLP dynamics: hidden_layers must be positive");
+}
+
+MlpDynamicsImpl::MlpDynamicsImpl(const MlpDynamicsConfig& config) : config_(config) {
+  config_.Validate();
+  net_ = torch::nn::Sequential();
+  int in = config_.layout.token_dim() + config_.layout.action_dim;
+  for (int layer = 0; layer < config_.hidden_layers; ++layer) {
+    net_->push_back(torch::nn::Linear(in, config_.width));
+    net_->push_back(torch::nn::SiLU());
+    in = config_.width;
+  }
+  net_->push_back(torch::nn::Linear(in, config_.layout.observation_dim));
+  register_module("net", net_);
+}
+
+at::Tensor MlpDynamicsImpl::Forward(const at::Tensor& token, const at::Tensor& action) {
+  const at::Tensor observation = token.slice(-1, config_.layout.observation_offset());
+  return observation + net_->forward(at::cat({token, action}, -1));
+}
+
+at::Tensor MlpDynamicsImpl::Rollout(const at::Tensor& token, const at::Tensor& actions) {
+  Require(token.dim() == 2 && token.size(1) == config_.layout.token_dim(),
+          "MLP rollout: token must be [B, " + std::to_string(config_.layout.token_dim()) + "]");
+  Require(actions.dim() == 3 && actions.size(0) == token.size(0) &&
+              actions.size(2) == config_.layout.action_dim,
+          "MLP rollout: actions must be [B, H, " + std::to_string(config_.layout.action_dim) +
+              "] with the token's batch");
+  std::vector<at::Tensor> tokens;
+  at::Tensor current = token;
+  for (int64_t h = 0; h < actions.size(1); ++h) {
+    const at::Tensor action = actions.select(1, h);
+    current = at::cat({action, Forward(current, action)}, -1);
+    tokens.push_back(current);
+  }
+  return at::stack(tokens, 1);
+}
+
+void MlpTrainOptions::Validate() const {
+  Require(steps >= 0, "MLP training: steps must be >= 0");
+  Require(batch_size > 0, "MLP training: batch size must be positive");
+  Require(learning_rate > 0, "MLP training: learning rate must be positive");
+  Require(weight_decay >= 0, "MLP training: weight decay must be >= 0");
+}
+
+double MlpDynamicsLoss(MlpDynamicsImpl& model, const std::vector<at::Tensor>& sequences) {
+  const Transitions all = AllTransitions(sequences, model.config().layout);
+  at::NoGradGuard no_grad;
+  return at::mse_loss(model.Forward(all.tokens, all.actions), all.next_observations).item<double>();
+}
+
+void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& train,
+                      const MlpTrainOptions& options,
+                      const std::function<void(int, double)>& on_progress) {
+  options.Validate();
+  const Transitions all = AllTransitions(train, model.config().layout);
+  at::Generator generator = at::detail::createCPUGenerator(options.seed);
+  torch::optim::AdamW optimizer(
+      model.parameters(),
+      torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
+  model.train();
+  for (int step = 1; step <= options.steps; ++step) {
+    const at::Tensor picks =
+        at::randint(all.tokens.size(0), {options.batch_size}, generator, at::kLong);
+    const at::Tensor loss = at::mse_loss(
+        model.Forward(all.tokens.index_select(0, picks), all.actions.index_select(0, picks)),
+        all.next_observations.index_select(0, picks));
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    if (on_progress) on_progress(step, loss.item<double>());
+  }
+  model.eval();
+}
+
+void SaveMlpCheckpoint(const std::string& path, const MlpModelInfo& info,
+                       const Normalizer& normalizer, MlpDynamicsImpl& model) {
+  Require(normalizer.dim() == info.config.layout.token_dim() &&
+              model.config().layout.token_dim() == info.config.layout.token_dim(),
+          "SaveMlpCheckpoint: normalizer, info and model token dimensions differ");
+  SaveModelArchive(path, ToJson(info), normalizer, model);
+}
+
+MlpCheckpoint LoadMlpCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
+  ModelArchive opened = OpenModelArchive(path, kFormatName, "an MLP dynamics model");
+  MlpCheckpoint checkpoint;
+  try {
+    checkpoint.info = FromJson(opened.metadata);
+  } catch (const nlohmann::json::exception& e) {
+    FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
+  }
+  const int token_dim = checkpoint.info.config.layout.token_dim();
+  CheckExpectation(path, checkpoint.info.task, token_dim, expect);
+  try {
+    checkpoint.model = MlpDynamics(checkpoint.info.config);
+  } catch (const std::invalid_argument& e) {
+    FailCheckpoint(path, e.what());
+  }
+  checkpoint.normalizer = ReadNormalizerAndWeights(opened, token_dim, *checkpoint.model);
+  return checkpoint;
+}
+
+}  // namespace dfmpc::worldmodel

@@ -1,0 +1,49 @@
+// The file format shared by every model checkpoint (internal): one torch
+// archive holding a JSON metadata record, the normalization statistics and
+// the module's weights, written atomically.
+#ifndef DFMPC_WORLDMODEL_SRC_MODEL_ARCHIVE_H_
+#define DFMPC_WORLDMODEL_SRC_MODEL_ARCHIVE_H_
+
+#include <torch/nn/module.h>
+#include <torch/serialize/input-archive.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/tokens.h"
+
+namespace dfmpc::worldmodel {
+
+// Throws std::runtime_error("checkpoint <path>: <why>").
+[[noreturn]] void FailCheckpoint(const std::string& path, const std::string& why);
+
+// `metadata` must hold "format" and "format_version"; "library_version" is
+// stamped here.
+void SaveModelArchive(const std::string& path, nlohmann::json metadata,
+                      const Normalizer& normalizer, torch::nn::Module& model);
+
+// An opened archive whose metadata names `format` at the supported version.
+struct ModelArchive {
+  std::string path;
+  torch::serialize::InputArchive archive;
+  nlohmann::json metadata;
+};
+
+// Throws (via FailCheckpoint) for a missing, truncated or foreign file, another
+// format or format version. `description` names the expected kind in errors,
+// with its article ("a dfmpc model file").
+ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
+                              const std::string& description);
+
+// Checks the task and token dimension against `expect` (empty / 0: unchecked).
+void CheckExpectation(const std::string& path, const std::string& task, int token_dim,
+                      const CheckpointExpectation& expect);
+
+// Reads the normalizer (of dimension token_dim) and the weights into `model`.
+Normalizer ReadNormalizerAndWeights(ModelArchive& opened, int token_dim,
+                                    torch::nn::Module& model);
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_SRC_MODEL_ARCHIVE_H_
