@@ -99,98 +99,86 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(std::get<4>(info.param));
     });
 
+// Shared by the conditioning tests below: a tiny model sampled with K = 4.
+class ConditioningTest : public ::testing::Test {
+ protected:
+  ConditioningTest() : model_(TinyModel(kTokenDim)), sampler_(*model_, schedule_) {
+    options_.num_levels = 4;
+  }
+
+  DfTransformer model_;
+  NoiseSchedule schedule_;
+  Sampler sampler_;
+  SampleOptions options_;
+};
+
 // The agreement above would be vacuous if the known features did not reach
 // the model. With eta = 0 the only random numbers that unknown features see
 // are the initial tokens, which conditioning does not change, so any
 // difference comes from conditioning itself.
-TEST(ConditioningTest, KnownFeaturesChangeTheUnknownOnes) {
-  DfTransformer model = TinyModel(kTokenDim);
-  const NoiseSchedule schedule;
-  const Sampler sampler(*model, schedule);
+TEST_F(ConditioningTest, KnownFeaturesChangeTheUnknownOnes) {
   const auto context = torch::randn({1, 6, kTokenDim});
-  SampleOptions options;
-  options.num_levels = 4;
-  const KnownFeatures known = MakeKnown(1, options.horizon);
-  const auto free = sampler.Generate(context, 1, options).tokens;
-  const auto conditioned = sampler.Generate(context, 1, options, nullptr, &known).tokens;
+  const KnownFeatures known = MakeKnown(1, options_.horizon);
+  const auto free = sampler_.Generate(context, 1, options_).tokens;
+  const auto conditioned = sampler_.Generate(context, 1, options_, nullptr, &known).tokens;
   EXPECT_GT(UnknownDifference(free, conditioned, known), 100 * kAgreementTolerance);
 
   const KnownFeatures shifted{known.mask, known.values + 1.0};
-  const auto moved = sampler.Generate(context, 1, options, nullptr, &shifted).tokens;
+  const auto moved = sampler_.Generate(context, 1, options_, nullptr, &shifted).tokens;
   EXPECT_GT(UnknownDifference(conditioned, moved, known), 100 * kAgreementTolerance);
 }
 
 // An all-false mask draws the imposition noise but changes nothing else.
-TEST(ConditioningTest, EmptyMaskLeavesDeterministicSamplesUnchanged) {
-  DfTransformer model = TinyModel(kTokenDim);
-  const NoiseSchedule schedule;
-  const Sampler sampler(*model, schedule);
+TEST_F(ConditioningTest, EmptyMaskLeavesDeterministicSamplesUnchanged) {
   const auto context = torch::randn({1, 6, kTokenDim});
-  SampleOptions options;
-  options.num_levels = 4;
-  const KnownFeatures nothing{torch::zeros({options.horizon, kTokenDim}, torch::kBool),
-                              torch::randn({1, options.horizon, kTokenDim})};
-  EXPECT_TRUE(torch::equal(sampler.Generate(context, 2, options).tokens,
-                           sampler.Generate(context, 2, options, nullptr, &nothing).tokens));
+  const KnownFeatures nothing{torch::zeros({options_.horizon, kTokenDim}, torch::kBool),
+                              torch::randn({1, options_.horizon, kTokenDim})};
+  EXPECT_TRUE(torch::equal(sampler_.Generate(context, 2, options_).tokens,
+                           sampler_.Generate(context, 2, options_, nullptr, &nothing).tokens));
 }
 
-TEST(ConditioningTest, StochasticDdimAgreesAcrossModesAndSeedsReproduce) {
-  DfTransformer model = TinyModel(kTokenDim);
-  const NoiseSchedule schedule;
-  const Sampler sampler(*model, schedule);
+TEST_F(ConditioningTest, StochasticDdimAgreesAcrossModesAndSeedsReproduce) {
   const auto context = torch::randn({3, 6, kTokenDim});
-  SampleOptions options;
-  options.num_levels = 4;
-  options.eta = 1.0;
-  options.seed = 5;
-  const KnownFeatures known = MakeKnown(3, options.horizon);
-  options.cache_mode = CacheMode::kNone;
-  const auto none = sampler.Generate(context, 3, options, nullptr, &known).tokens;
-  options.cache_mode = CacheMode::kExact;
-  KvCacheOptions cache_options = model->CacheOptions();
+  options_.eta = 1.0;
+  options_.seed = 5;
+  const KnownFeatures known = MakeKnown(3, options_.horizon);
+  options_.cache_mode = CacheMode::kNone;
+  const auto none = sampler_.Generate(context, 3, options_, nullptr, &known).tokens;
+  options_.cache_mode = CacheMode::kExact;
+  KvCacheOptions cache_options = model_->CacheOptions();
   cache_options.capacity = 6;
   cache_options.persistent_batch = 3;
-  cache_options.scratch_capacity = options.horizon;
+  cache_options.scratch_capacity = options_.horizon;
   cache_options.scratch_batch = 3;
   KvCache cache(cache_options);
-  const auto exact = sampler.Generate(context, 3, options, &cache, &known).tokens;
+  const auto exact = sampler_.Generate(context, 3, options_, &cache, &known).tokens;
   EXPECT_LT((none - exact).abs().max().item<double>(), kAgreementTolerance);
   EXPECT_EQ(KnownError(exact, known), 0.0);
-  EXPECT_TRUE(torch::equal(exact, sampler.Generate(context, 3, options, nullptr, &known).tokens));
-  options.seed = 6;
+  EXPECT_TRUE(torch::equal(exact, sampler_.Generate(context, 3, options_, nullptr, &known).tokens));
+  options_.seed = 6;
   EXPECT_FALSE(
-      torch::allclose(exact, sampler.Generate(context, 3, options, nullptr, &known).tokens));
+      torch::allclose(exact, sampler_.Generate(context, 3, options_, nullptr, &known).tokens));
 }
 
 // Values where the mask is false are ignored, NaN included.
-TEST(ConditioningTest, ValuesOutsideTheMaskAreIgnored) {
-  DfTransformer model = TinyModel(kTokenDim);
-  const NoiseSchedule schedule;
-  const Sampler sampler(*model, schedule);
+TEST_F(ConditioningTest, ValuesOutsideTheMaskAreIgnored) {
   const auto context = torch::randn({1, 6, kTokenDim});
-  SampleOptions options;
-  options.num_levels = 4;
-  const KnownFeatures known = MakeKnown(1, options.horizon);
+  const KnownFeatures known = MakeKnown(1, options_.horizon);
   const KnownFeatures with_nan{known.mask,
                                torch::where(known.mask, known.values, torch::full({}, NAN))};
-  EXPECT_TRUE(torch::equal(sampler.Generate(context, 1, options, nullptr, &known).tokens,
-                           sampler.Generate(context, 1, options, nullptr, &with_nan).tokens));
+  EXPECT_TRUE(torch::equal(sampler_.Generate(context, 1, options_, nullptr, &known).tokens,
+                           sampler_.Generate(context, 1, options_, nullptr, &with_nan).tokens));
 }
 
-TEST(ConditioningTest, BadKnownFeaturesThrowClearly) {
-  DfTransformer model = TinyModel(kTokenDim);
-  const NoiseSchedule schedule;
-  const Sampler sampler(*model, schedule);
+TEST_F(ConditioningTest, BadKnownFeaturesThrowClearly) {
   const auto context = torch::randn({1, 4, kTokenDim});
-  SampleOptions options;
-  options.num_levels = 4;
-  const int64_t h = options.horizon;
+  const int64_t h = options_.horizon;
   const auto mask = torch::ones({h, kTokenDim}, torch::kBool);
   const auto values = torch::randn({1, h, kTokenDim});
   auto expect_invalid = [&](const KnownFeatures& known, int64_t batch) {
     for (CacheMode mode : {CacheMode::kNone, CacheMode::kExact}) {
-      options.cache_mode = mode;
-      EXPECT_THROW(sampler.Generate(context, batch, options, nullptr, &known),
+      options_.cache_mode = mode;
+      EXPECT_THROW(sampler_.Generate(context, batch, options_, nullptr, &known),
                    std::invalid_argument);
     }
   };
@@ -213,9 +201,9 @@ TEST(ConditioningTest, BadKnownFeaturesThrowClearly) {
   expect_invalid({mask, inf_values}, 1);
 
   try {
-    options.cache_mode = CacheMode::kExact;
+    options_.cache_mode = CacheMode::kExact;
     const KnownFeatures wrong{torch::ones({h, kTokenDim + 1}, torch::kBool), values};
-    sampler.Generate(context, 1, options, nullptr, &wrong);
+    sampler_.Generate(context, 1, options_, nullptr, &wrong);
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("known mask"), std::string::npos) << e.what();
