@@ -79,7 +79,6 @@ void RunTrain(TrainCommandOptions o) {
   std::fprintf(stderr, "train: %s, %zu training and %zu validation episodes, %d features\n",
                info.task.c_str(), split.train.size(), split.validation.size(),
                info.config.token_dim);
-  torch::manual_seed(o.trainer.seed);  // initial weights
   worldmodel::Trainer trainer(info.config, schedule, o.trainer, split.train, split.validation);
   const std::string stem = Stem(o.out);
   ProgressBar bar("train", o.trainer.steps);

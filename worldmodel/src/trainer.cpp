@@ -4,6 +4,7 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adamw.h>
 #include <torch/serialize.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <chrono>
@@ -40,6 +41,12 @@ at::Tensor LogToTensor(const std::vector<TrainLogRow>& log) {
     for (int c = 0; c < 5; ++c) t[i][c] = row[c];
   }
   return t;
+}
+
+// Initial weights are a function of the seed alone.
+DfTransformer SeededModel(const TransformerConfig& config, uint64_t seed) {
+  torch::manual_seed(seed);
+  return DfTransformer(config);
 }
 
 std::vector<TrainLogRow> LogFromTensor(const at::Tensor& t) {
@@ -80,7 +87,7 @@ class Trainer::Impl {
         options_(options),
         train_(std::move(train)),
         validation_(std::move(validation)),
-        model_(config),
+        model_(SeededModel(config, options.seed)),
         ema_(config),
         optimizer_(model_->parameters(), torch::optim::AdamWOptions(options.learning_rate)
                                              .weight_decay(options.weight_decay)),
