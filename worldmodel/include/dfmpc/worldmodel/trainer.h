@@ -31,7 +31,7 @@ namespace dfmpc::worldmodel {
 struct TrainerOptions {
   int steps = 10000;
   int batch_size = 32;
-  int window = 32;           // tokens per training window (L)
+  int window = 40;           // tokens per training window (L)
   double learning_rate = 1e-3;
   double min_learning_rate_ratio = 0.1;  // cosine decays to this fraction
   int warmup_steps = 200;
