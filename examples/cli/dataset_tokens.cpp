@@ -19,11 +19,13 @@ at::Tensor Rows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count) {
 
 }  // namespace
 
-worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset) {
-  return worldmodel::TokenLayout{dataset.info.action_size, dataset.info.observation_size};
+worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset, bool observation_deltas) {
+  return worldmodel::TokenLayout{dataset.info.action_size, dataset.info.observation_size,
+                                 observation_deltas};
 }
 
-std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset) {
+std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset,
+                                              const worldmodel::TokenLayout& layout) {
   std::vector<at::Tensor> sequences;
   for (int e = 0; e < dataset.num_episodes(); ++e) {
     const int64_t start = dataset.episode_starts[e];
@@ -32,7 +34,7 @@ std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset) {
         at::cat({Rows(dataset.observations, start, length),
                  Rows(dataset.next_observations, start + length - 1, 1)});
     sequences.push_back(
-        worldmodel::EpisodeTokens(observations, Rows(dataset.actions, start, length)));
+        worldmodel::EpisodeTokens(layout, observations, Rows(dataset.actions, start, length)));
   }
   return sequences;
 }

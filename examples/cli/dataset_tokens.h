@@ -12,12 +12,14 @@
 
 namespace dfmpc::cli {
 
-// The token layout of a dataset's task: [a_{t-1}, o_t].
-worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset);
+// The token layout of a dataset's task: [a_{t-1}, o_t] and, with
+// `observation_deltas`, o_t - o_{t-1}.
+worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset, bool observation_deltas);
 
 // One [L + 1, d] token sequence per episode of `dataset` (o_0 .. o_L, the
-// last one from next_observations), unnormalized.
-std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset);
+// last one from next_observations) in `layout`, unnormalized.
+std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset,
+                                              const worldmodel::TokenLayout& layout);
 
 // Episodes split for training: the last round(fraction * E) episodes (at
 // least one) are held out for validation, the others train.

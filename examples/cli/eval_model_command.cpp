@@ -102,7 +102,10 @@ at::Tensor PredictDiffusion(worldmodel::Checkpoint& checkpoint, const at::Tensor
     predictions.push_back(checkpoint.normalizer.Denormalize(tokens));
     bar.Update(first + chunk.size(0));
   }
-  return at::cat(predictions).slice(2, info.layout.observation_offset());
+  const at::Tensor last_real = windows.select(1, context - 1)
+                                   .narrow(1, info.layout.observation_offset(),
+                                           info.layout.observation_dim);
+  return worldmodel::TokenObservations(info.layout, at::cat(predictions), last_real);
 }
 
 // The MLP's rollout observations [N, H, obs] (unnormalized) from the last
@@ -205,9 +208,16 @@ void RunEvalModel(const EvalModelOptions& o) {
   at::NoGradGuard no_grad;
 
   const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
-  const worldmodel::CheckpointExpectation expect{dataset.info.task,
-                                                 DatasetLayout(dataset).token_dim()};
-  worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(o.model, expect);
+  worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(o.model, {dataset.info.task, 0});
+  const worldmodel::TokenLayout& layout = checkpoint.info.layout;
+  if (layout.action_dim != dataset.info.action_size ||
+      layout.observation_dim != dataset.info.observation_size) {
+    throw std::invalid_argument(
+        o.model + " expects " + std::to_string(layout.action_dim) + " action and " +
+        std::to_string(layout.observation_dim) + " observation features, " + o.data + " has " +
+        std::to_string(dataset.info.action_size) + " and " +
+        std::to_string(dataset.info.observation_size));
+  }
   const int span = o.context + o.horizon;
   if (span > checkpoint.model->config().max_positions) {
     throw std::invalid_argument("--context + --horizon = " + std::to_string(span) +
@@ -215,19 +225,27 @@ void RunEvalModel(const EvalModelOptions& o) {
                                 std::to_string(checkpoint.model->config().max_positions) +
                                 " tokens (its training window)");
   }
-  std::vector<at::Tensor> episodes =
-      SplitEpisodes(EpisodeTokenSequences(dataset), o.validation_fraction, o.data).validation;
-  if (o.episodes > 0 && static_cast<size_t>(o.episodes) < episodes.size()) {
-    episodes.resize(o.episodes);
-  }
-  const at::Tensor windows = EvaluationWindows(episodes, span, o.starts);
-  const int64_t observation_offset = checkpoint.info.layout.observation_offset();
-  const at::Tensor truth = windows.slice(1, o.context).slice(2, observation_offset);
-  const at::Tensor observation_scale = checkpoint.normalizer.scale().slice(0, observation_offset);
+  // Held-out windows of `span` tokens in a layout; the same episodes and
+  // start points whatever the layout.
+  auto validation_windows = [&](const worldmodel::TokenLayout& token_layout) {
+    std::vector<at::Tensor> episodes =
+        SplitEpisodes(EpisodeTokenSequences(dataset, token_layout), o.validation_fraction, o.data)
+            .validation;
+    if (o.episodes > 0 && static_cast<size_t>(o.episodes) < episodes.size()) {
+      episodes.resize(o.episodes);
+    }
+    return EvaluationWindows(episodes, span, o.starts);
+  };
+  const at::Tensor windows = validation_windows(layout);
+  const int64_t observation_offset = layout.observation_offset();
+  const at::Tensor truth =
+      windows.slice(1, o.context).narrow(2, observation_offset, layout.observation_dim);
+  const at::Tensor observation_scale =
+      checkpoint.normalizer.scale().narrow(0, observation_offset, layout.observation_dim);
   const bool pendulum = dataset.info.task == "pendulum_swingup";
-  std::fprintf(stderr, "eval-model: %s, %zu validation episodes, %lld windows of %d + %d tokens\n",
-               dataset.info.task.c_str(), episodes.size(), static_cast<long long>(windows.size(0)),
-               o.context, o.horizon);
+  std::fprintf(stderr, "eval-model: %s, %lld windows of %d + %d held-out tokens\n",
+               dataset.info.task.c_str(), static_cast<long long>(windows.size(0)), o.context,
+               o.horizon);
 
   worldmodel::SampleOptions sample;
   sample.schedule = worldmodel::ScheduleKind::kPyramid;
@@ -242,9 +260,11 @@ void RunEvalModel(const EvalModelOptions& o) {
              observation_scale, pendulum)};
   bar.Finish();
   if (!o.mlp.empty()) {
-    worldmodel::MlpCheckpoint mlp = worldmodel::LoadMlpCheckpoint(o.mlp, expect);
-    models.push_back(
-        Errors("mlp", PredictMlp(mlp, windows, o.context), truth, observation_scale, pendulum));
+    const worldmodel::TokenLayout plain = DatasetLayout(dataset, /*observation_deltas=*/false);
+    worldmodel::MlpCheckpoint mlp =
+        worldmodel::LoadMlpCheckpoint(o.mlp, {dataset.info.task, plain.token_dim()});
+    models.push_back(Errors("mlp", PredictMlp(mlp, validation_windows(plain), o.context), truth,
+                            observation_scale, pendulum));
   }
 
   Table printed(Header(models)), all(Header(models));

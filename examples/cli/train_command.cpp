@@ -25,6 +25,7 @@ struct TrainCommandOptions {
   std::string data;
   std::string out;
   bool resume = false;
+  bool absolute_only = false;
   double validation_fraction = 0.1;
   int threads = 1;
   std::string prediction = "v";
@@ -59,13 +60,13 @@ void RunTrain(TrainCommandOptions o) {
   o.trainer.Validate();
 
   const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
-  EpisodeSplit split =
-      SplitEpisodes(EpisodeTokenSequences(dataset), o.validation_fraction, o.data);
-  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
-
   worldmodel::ModelInfo info;
   info.task = dataset.info.task;
-  info.layout = DatasetLayout(dataset);
+  info.layout = DatasetLayout(dataset, !o.absolute_only);
+  EpisodeSplit split =
+      SplitEpisodes(EpisodeTokenSequences(dataset, info.layout), o.validation_fraction, o.data);
+  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
+
   info.config = o.model;
   info.config.token_dim = info.layout.token_dim();
   // Attention spans at sampling time must stay within what training showed.
@@ -111,6 +112,8 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--out", o->out, "model checkpoint to write (side files share its stem)")
       ->required();
   cmd->add_flag("--resume", o->resume, "continue from <stem>.state of an interrupted run");
+  cmd->add_flag("--no-observation-deltas", o->absolute_only,
+                "tokens [a_{t-1}, o_t] without the change o_t - o_{t-1}");
   cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
   cmd->add_option("--batch", o->trainer.batch_size, "windows per step")->capture_default_str();
   cmd->add_option("--window", o->trainer.window, "tokens per window (longest attention span)")

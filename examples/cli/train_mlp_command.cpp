@@ -33,12 +33,14 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
   o.trainer.Validate();
 
   const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
-  EpisodeSplit split = SplitEpisodes(EpisodeTokenSequences(dataset), o.validation_fraction, o.data);
-  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
-
   worldmodel::MlpModelInfo info;
   info.task = dataset.info.task;
-  info.config.layout = DatasetLayout(dataset);
+  // The MLP predicts the observation change itself.
+  info.config.layout = DatasetLayout(dataset, /*observation_deltas=*/false);
+  EpisodeSplit split = SplitEpisodes(EpisodeTokenSequences(dataset, info.config.layout),
+                                     o.validation_fraction, o.data);
+  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
+
   info.notes = o.command_line;
   std::fprintf(stderr, "train-mlp: %s, %zu training and %zu validation episodes, %d features\n",
                info.task.c_str(), split.train.size(), split.validation.size(),

@@ -23,7 +23,7 @@ std::string TempPath(const std::string& name) {
 ModelInfo TinyInfo() {
   ModelInfo info;
   info.task = "pendulum_swingup";
-  info.layout = TokenLayout{1, 4};
+  info.layout = TokenLayout{1, 2, /*observation_deltas=*/true};
   info.config = testing::TinyConfig(5);
   info.train_window = 16;
   return info;
@@ -46,12 +46,37 @@ void ExpectLoadError(const std::string& path, const std::string& needle,
 }
 
 TEST(TokensTest, EpisodeTokensBundlePreviousActionAndObservation) {
-  const auto observations = torch::arange(6, torch::kFloat).view({3, 2});  // o_0, o_1, o_2
-  const auto actions = torch::tensor({{7.f}, {8.f}});                      // a_0, a_1
-  const auto tokens = EpisodeTokens(observations, actions);
-  EXPECT_TRUE(torch::equal(tokens, torch::tensor({{0.f, 0.f, 1.f}, {7.f, 2.f, 3.f},
-                                                   {8.f, 4.f, 5.f}})));
-  EXPECT_THROW(EpisodeTokens(observations, torch::zeros({3, 1})), std::invalid_argument);
+  const auto observations = torch::tensor({{0.f, 1.f}, {2.f, 4.f}, {3.f, 9.f}});  // o_0..o_2
+  const auto actions = torch::tensor({{7.f}, {8.f}});                            // a_0, a_1
+  const TokenLayout plain{1, 2, false}, with_deltas{1, 2, true};
+  EXPECT_TRUE(torch::equal(EpisodeTokens(plain, observations, actions),
+                           torch::tensor({{0.f, 0.f, 1.f}, {7.f, 2.f, 4.f}, {8.f, 3.f, 9.f}})));
+  const auto tokens = EpisodeTokens(with_deltas, observations, actions);
+  EXPECT_TRUE(torch::equal(tokens, torch::tensor({{0.f, 0.f, 1.f, 0.f, 0.f},
+                                                   {7.f, 2.f, 4.f, 2.f, 3.f},
+                                                   {8.f, 3.f, 9.f, 1.f, 5.f}})));
+  EXPECT_EQ(with_deltas.token_dim(), 5);
+  EXPECT_THROW(EpisodeTokens(plain, observations, torch::zeros({3, 1})), std::invalid_argument);
+  EXPECT_THROW(EpisodeTokens(with_deltas, observations.narrow(1, 0, 1), actions),
+               std::invalid_argument);
+}
+
+TEST(TokensTest, ObservationsOfGeneratedTokens) {
+  const auto observations = torch::tensor({{0.f, 1.f}, {2.f, 4.f}, {3.f, 9.f}});
+  const auto actions = torch::tensor({{7.f}, {8.f}});
+  const TokenLayout plain{1, 2, false}, with_deltas{1, 2, true};
+  const auto last = observations.narrow(0, 0, 1);  // [1, obs]: the observation before
+  // Tokens 1 and 2 as a batch of one: both layouts give back o_1 and o_2.
+  for (const TokenLayout& layout : {plain, with_deltas}) {
+    const auto future = EpisodeTokens(layout, observations, actions).narrow(0, 1, 2).unsqueeze(0);
+    EXPECT_TRUE(torch::equal(TokenObservations(layout, future, last),
+                             observations.narrow(0, 1, 2).unsqueeze(0)));
+  }
+  // With changes, the absolute features are ignored in favour of the sum.
+  auto future = EpisodeTokens(with_deltas, observations, actions).narrow(0, 1, 2).unsqueeze(0);
+  future.narrow(2, 1, 2).fill_(100.f);
+  EXPECT_TRUE(torch::equal(TokenObservations(with_deltas, future, last),
+                           observations.narrow(0, 1, 2).unsqueeze(0)));
 }
 
 TEST(TokensTest, NormalizerFitsAndRoundTrips) {
@@ -83,6 +108,7 @@ TEST(CheckpointTest, RoundTripGivesIdenticalOutputs) {
   EXPECT_TRUE(torch::equal(loaded.normalizer.scale(), TinyNormalizer().scale()));
   EXPECT_EQ(loaded.info.task, "pendulum_swingup");
   EXPECT_EQ(loaded.info.layout.action_dim, 1);
+  EXPECT_TRUE(loaded.info.layout.observation_deltas);
   EXPECT_EQ(loaded.info.train_window, 16);
   EXPECT_EQ(loaded.info.library_version, LibraryVersion());
   EXPECT_NE(DescribeCheckpoint(loaded).find("pendulum_swingup"), std::string::npos);

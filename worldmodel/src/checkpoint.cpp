@@ -20,7 +20,8 @@ nlohmann::json ToJson(const ModelInfo& info) {
           {"library_version", info.library_version},
           {"task", info.task},
           {"layout", {{"action_dim", info.layout.action_dim},
-                      {"observation_dim", info.layout.observation_dim}}},
+                      {"observation_dim", info.layout.observation_dim},
+                      {"observation_deltas", info.layout.observation_deltas}}},
           {"config", {{"token_dim", c.token_dim}, {"width", c.width}, {"depth", c.depth},
                       {"heads", c.heads}, {"mlp_ratio", c.mlp_ratio},
                       {"max_positions", c.max_positions}, {"num_timesteps", c.num_timesteps}}},
@@ -38,6 +39,7 @@ ModelInfo FromJson(const nlohmann::json& j) {
   info.task = j.at("task").get<std::string>();
   info.layout.action_dim = j.at("layout").at("action_dim").get<int>();
   info.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
+  info.layout.observation_deltas = j.at("layout").at("observation_deltas").get<bool>();
   const auto& c = j.at("config");
   info.config.token_dim = c.at("token_dim").get<int>();
   info.config.width = c.at("width").get<int>();
@@ -95,7 +97,9 @@ std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
   std::ostringstream out;
   out << "task:            " << info.task << "\n"
       << "token layout:    [a_{t-1} (" << info.layout.action_dim << "), o_t ("
-      << info.layout.observation_dim << ")] = " << c.token_dim << " features\n"
+      << info.layout.observation_dim << ")"
+      << (info.layout.observation_deltas ? ", o_t - o_{t-1}" : "") << "] = " << c.token_dim
+      << " features\n"
       << "transformer:     width " << c.width << ", depth " << c.depth << ", heads " << c.heads
       << ", mlp ratio " << c.mlp_ratio << ", max positions " << c.max_positions << "\n"
       << "parameters:      " << parameters << "\n"

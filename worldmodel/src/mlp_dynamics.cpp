@@ -74,6 +74,8 @@ MlpModelInfo FromJson(const nlohmann::json& j) {
 void MlpDynamicsConfig::Validate() const {
   Require(layout.action_dim > 0, "MLP dynamics: action_dim must be positive");
   Require(layout.observation_dim > 0, "MLP dynamics: observation_dim must be positive");
+  Require(!layout.observation_deltas,
+          "MLP dynamics: tokens must not carry observation changes (it predicts them itself)");
   Require(width > 0, "MLP dynamics: width must be positive");
   Require(hidden_layers > 0, "MLP dynamics: hidden_layers must be positive");
 }

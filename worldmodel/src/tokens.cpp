@@ -4,20 +4,37 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dfmpc::worldmodel {
 
-at::Tensor EpisodeTokens(const at::Tensor& observations, const at::Tensor& actions) {
+at::Tensor EpisodeTokens(const TokenLayout& layout, const at::Tensor& observations,
+                         const at::Tensor& actions) {
   if (observations.dim() != 2 || actions.dim() != 2 ||
-      observations.size(0) != actions.size(0) + 1) {
+      observations.size(0) != actions.size(0) + 1 ||
+      observations.size(1) != layout.observation_dim || actions.size(1) != layout.action_dim) {
     throw std::invalid_argument(
-        "EpisodeTokens: need observations [L + 1, obs] and actions [L, act], got " +
+        "EpisodeTokens: need observations [L + 1, " + std::to_string(layout.observation_dim) +
+        "] and actions [L, " + std::to_string(layout.action_dim) + "], got " +
         std::to_string(observations.dim() ? observations.size(0) : 0) + " observations and " +
         std::to_string(actions.dim() ? actions.size(0) : 0) + " actions");
   }
-  const at::Tensor first_action = at::zeros({1, actions.size(1)}, actions.options());
-  const at::Tensor previous_actions = at::cat({first_action, actions}, 0);
-  return at::cat({previous_actions.to(at::kFloat), observations.to(at::kFloat)}, 1);
+  const at::Tensor obs = observations.to(at::kFloat);
+  const at::Tensor first_action = at::zeros({1, actions.size(1)}, at::kFloat);
+  std::vector<at::Tensor> parts = {at::cat({first_action, actions.to(at::kFloat)}, 0), obs};
+  if (layout.observation_deltas) {
+    parts.push_back(at::cat({at::zeros({1, obs.size(1)}, at::kFloat), at::diff(obs, 1, 0)}, 0));
+  }
+  return at::cat(parts, 1);
+}
+
+at::Tensor TokenObservations(const TokenLayout& layout, const at::Tensor& tokens,
+                             const at::Tensor& previous) {
+  if (!layout.observation_deltas) {
+    return tokens.narrow(-1, layout.observation_offset(), layout.observation_dim);
+  }
+  const at::Tensor changes = tokens.narrow(-1, layout.delta_offset(), layout.observation_dim);
+  return previous.unsqueeze(-2) + changes.cumsum(-2);
 }
 
 Normalizer::Normalizer(at::Tensor mean, at::Tensor scale)
