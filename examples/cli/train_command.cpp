@@ -127,6 +127,9 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--ema", o->trainer.ema_decay, "EMA decay of the sampling weights")
       ->capture_default_str();
+  cmd->add_option("--pyramid-prob", o->trainer.pyramid_prob,
+                  "probability that a window gets the pyramid's noise pattern")
+      ->capture_default_str();
   cmd->add_option("--clean-prob", o->trainer.clean_prob,
                   "probability that a training token is clean")
       ->capture_default_str();

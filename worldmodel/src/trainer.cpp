@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "atomic_path.h"
+#include "training_noise.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -72,6 +73,7 @@ void TrainerOptions::Validate() const {
   Require(grad_clip > 0, "gradient clip must be positive");
   Require(ema_decay >= 0 && ema_decay < 1, "EMA decay must be in [0, 1)");
   Require(clean_prob >= 0 && clean_prob < 1, "clean probability must be in [0, 1)");
+  Require(pyramid_prob >= 0 && pyramid_prob <= 1, "pyramid probability must be in [0, 1]");
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
@@ -189,11 +191,14 @@ class Trainer::Impl {
       windows.push_back(sequences[i].narrow(0, pick - first_start[i], options_.window));
     }
     const at::Tensor x0 = at::stack(windows);
-    const at::Tensor noisy_steps =
-        at::randint(schedule_.num_timesteps(), {count, options_.window}, gen, at::kLong);
-    const at::Tensor clean =
-        at::rand({count, options_.window}, gen, at::kFloat) < options_.clean_prob;
-    const at::Tensor timesteps = at::where(clean, at::full_like(noisy_steps, -1), noisy_steps);
+    // Named draws: argument evaluation order must not decide the numbers.
+    const int64_t steps = schedule_.num_timesteps();
+    const at::Tensor independent =
+        IndependentTimesteps(count, options_.window, steps, options_.clean_prob, gen);
+    const at::Tensor pyramid = PyramidTimesteps(count, options_.window, steps, gen);
+    const at::Tensor use_pyramid = at::rand({count, 1}, gen) < options_.pyramid_prob;
+    const at::Tensor timesteps = at::where(use_pyramid, pyramid, independent);
+    const at::Tensor clean = timesteps < 0;
     const at::Tensor eps = at::randn(x0.sizes(), gen, at::kFloat);
     const at::Tensor ab = alpha_bar_.index_select(0, (timesteps + 1).flatten())
                               .view({count, options_.window, 1});

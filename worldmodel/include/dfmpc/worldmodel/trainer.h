@@ -3,7 +3,9 @@
 // Each step samples windows of L tokens from the training episodes and draws
 // an independent noise level per token (diffusion forcing): clean with
 // probability clean_prob (so the model learns to read clean context, as in
-// sampling), else a uniform training timestep. The loss is the mean squared
+// sampling), else a uniform training timestep. A fraction pyramid_prob of the
+// windows get the pattern the pyramid samples with instead (clean prefix,
+// then noise rising along the tokens). The loss is the mean squared
 // error of the prediction target (v by default) over the noisy tokens.
 // AdamW with linear warmup and cosine decay, gradient clipping, and an EMA of
 // the weights that is used for validation and saved for sampling.
@@ -39,6 +41,9 @@ struct TrainerOptions {
   double grad_clip = 1.0;
   double ema_decay = 0.999;
   double clean_prob = 0.25;  // probability that a training token is clean
+  // Probability that a window instead gets the pattern pyramid sampling
+  // produces: a clean prefix, then noise rising along the tokens.
+  double pyramid_prob = 0.0;
   Prediction prediction = Prediction::kV;
   int validate_every = 250;
   int validation_windows = 256;  // fixed windows, fixed noise: comparable over time

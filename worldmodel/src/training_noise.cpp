@@ -1,0 +1,24 @@
+#include "training_noise.h"
+
+#include <ATen/ATen.h>
+
+namespace dfmpc::worldmodel {
+
+at::Tensor IndependentTimesteps(int64_t count, int64_t window, int64_t num_timesteps,
+                                double clean_prob, at::Generator& gen) {
+  const at::Tensor noisy = at::randint(num_timesteps, {count, window}, gen, at::kLong);
+  const at::Tensor clean = at::rand({count, window}, gen) < clean_prob;
+  return at::where(clean, at::full_like(noisy, -1), noisy);
+}
+
+at::Tensor PyramidTimesteps(int64_t count, int64_t window, int64_t num_timesteps,
+                            at::Generator& gen) {
+  const at::Tensor prefix = at::randint(window, {count, 1}, gen, at::kLong);
+  const at::Tensor start = at::randint(num_timesteps, {count, 1}, gen, at::kLong);
+  const at::Tensor slope = at::randint(num_timesteps / 4 + 1, {count, 1}, gen, at::kLong);
+  const at::Tensor offset = at::arange(window, at::kLong).unsqueeze(0) - prefix;
+  const at::Tensor rising = (start + offset * slope).clamp_max(num_timesteps - 1);
+  return at::where(offset < 0, at::full_like(rising, -1), rising);
+}
+
+}  // namespace dfmpc::worldmodel
