@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Reproduces the default world models from nothing: collects the data with
+# fixed seeds, trains the diffusion-forcing models and the MLP baselines, and
+# prints their prediction quality. Outputs go to $DFMPC_MODELS_DIR
+# (default: out/models); copy the .pt files to examples/models/ to ship them.
+# Usage: scripts/train_default_models.sh [TASK ...]  (default: pendulum_swingup cartpole_swingup)
+# DFMPC_EPISODES and DFMPC_STEPS shrink a trial run (defaults 30 and 6000).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${DFMPC_BUILD_DIR:-$root/build}
+out=${DFMPC_MODELS_DIR:-$root/out/models}
+dfmpc="$build_dir/examples/dfmpc"
+
+bash "$root/scripts/build.sh"
+mkdir -p "$out"
+episodes=${DFMPC_EPISODES:-30}
+steps=${DFMPC_STEPS:-6000}
+tasks=("$@")
+[ ${#tasks[@]} -gt 0 ] || tasks=(pendulum_swingup cartpole_swingup)
+
+for task in "${tasks[@]}"; do
+  start=$(date +%s)
+  echo "== $task: collecting $episodes mixed-policy episodes"
+  "$dfmpc" collect --task "$task" --episodes "$episodes" --policy mixed --seed 1 \
+    --out "$out/$task.h5"
+  echo "== $task: training the diffusion-forcing model"
+  "$dfmpc" train --data "$out/$task.h5" --out "$out/$task.pt" --steps "$steps" --batch 32 \
+    --window 40 --width 96 --depth 4 --heads 4 --prediction v --seed 0 --threads 1
+  echo "== $task: training the MLP baseline"
+  "$dfmpc" train-mlp --data "$out/$task.h5" --out "$out/${task}_mlp.pt" --steps $((steps / 2)) --seed 0
+  echo "== $task: built in $(( $(date +%s) - start )) s; prediction quality:"
+  "$dfmpc" eval-model --model "$out/$task.pt" --mlp "$out/${task}_mlp.pt" \
+    --data "$out/$task.h5" --context 8 --horizon 32 --starts-per-episode 8 \
+    --csv "$out/${task}_prediction.csv" --plot "$out/${task}_prediction.png"
+done
