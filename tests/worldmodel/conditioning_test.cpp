@@ -10,6 +10,7 @@
 
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/sampler.h"
+#include "agreement_cases.h"
 #include "tiny_model.h"
 
 namespace dfmpc::worldmodel {
@@ -54,9 +55,9 @@ double UnknownDifference(const at::Tensor& a, const at::Tensor& b, const KnownFe
   return torch::where(known.mask, torch::zeros({}), a - b).abs().max().item<double>();
 }
 
-using ConditioningCase = std::tuple<ScheduleKind, int /*S*/, int /*K*/, int /*H*/, int /*B*/>;
+using testing::AgreementCase;
 
-class ConditioningAgreementTest : public ::testing::TestWithParam<ConditioningCase> {};
+class ConditioningAgreementTest : public ::testing::TestWithParam<AgreementCase> {};
 
 TEST_P(ConditioningAgreementTest, ExactCacheMatchesNoCacheAndKeepsKnownValues) {
   const auto [kind, num_context, levels, horizon, batch] = GetParam();
@@ -85,19 +86,11 @@ TEST_P(ConditioningAgreementTest, ExactCacheMatchesNoCacheAndKeepsKnownValues) {
   EXPECT_LE(exact.stats.token_forwards, none.stats.token_forwards);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllSchedules, ConditioningAgreementTest,
-    ::testing::Combine(::testing::Values(ScheduleKind::kPyramid, ScheduleKind::kFullSequence,
-                                         ScheduleKind::kAutoregressive, ScheduleKind::kTrapezoid),
-                       ::testing::Values(0, 17), ::testing::Values(1, 4, 10),
-                       ::testing::Values(1, 8), ::testing::Values(1, 3)),
-    [](const auto& info) {
-      return ScheduleKindName(std::get<0>(info.param)) + "_S" +
-             std::to_string(std::get<1>(info.param)) + "_K" +
-             std::to_string(std::get<2>(info.param)) + "_H" +
-             std::to_string(std::get<3>(info.param)) + "_B" +
-             std::to_string(std::get<4>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllSchedules, ConditioningAgreementTest,
+                         ::testing::Combine(testing::kAllScheduleKinds, ::testing::Values(0, 17),
+                                            ::testing::Values(1, 4, 10), ::testing::Values(1, 8),
+                                            ::testing::Values(1, 3)),
+                         testing::AgreementCaseName);
 
 // Shared by the conditioning tests below: a tiny model sampled with K = 4.
 class ConditioningTest : public ::testing::Test {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "dfmpc/worldmodel/kv_cache.h"
+#include "agreement_cases.h"
 #include "tiny_model.h"
 
 namespace dfmpc::worldmodel {
@@ -23,7 +24,7 @@ using testing::TinyModel;
 // 1e-2 or more; see GeneratedTokensDependOnContext).
 constexpr double kAgreementTolerance = 1e-5;
 
-using AgreementCase = std::tuple<ScheduleKind, int /*S*/, int /*K*/, int /*H*/, int /*B*/>;
+using testing::AgreementCase;
 
 class SamplerAgreementTest : public ::testing::TestWithParam<AgreementCase> {};
 
@@ -53,19 +54,11 @@ TEST_P(SamplerAgreementTest, ExactCacheMatchesNoCache) {
   EXPECT_LE(exact.stats.token_forwards, none.stats.token_forwards);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllSchedules, SamplerAgreementTest,
-    ::testing::Combine(::testing::Values(ScheduleKind::kPyramid, ScheduleKind::kFullSequence,
-                                         ScheduleKind::kAutoregressive, ScheduleKind::kTrapezoid),
-                       ::testing::Values(0, 1, 17), ::testing::Values(1, 4, 10),
-                       ::testing::Values(1, 8), ::testing::Values(1, 3)),
-    [](const auto& info) {
-      return ScheduleKindName(std::get<0>(info.param)) + "_S" +
-             std::to_string(std::get<1>(info.param)) + "_K" +
-             std::to_string(std::get<2>(info.param)) + "_H" +
-             std::to_string(std::get<3>(info.param)) + "_B" +
-             std::to_string(std::get<4>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllSchedules, SamplerAgreementTest,
+                         ::testing::Combine(testing::kAllScheduleKinds, ::testing::Values(0, 1, 17),
+                                            ::testing::Values(1, 4, 10), ::testing::Values(1, 8),
+                                            ::testing::Values(1, 3)),
+                         testing::AgreementCaseName);
 
 // The agreement above would be vacuous if generated tokens ignored the
 // context; make sure they do not.
