@@ -54,8 +54,12 @@ at::Tensor ApplyRotary(const at::Tensor& x, const RotaryAngles& angles) {
   return x * angles.cos + x.roll(x.size(-1) / 2, -1) * angles.sin;
 }
 
+at::Tensor FutureMask(int64_t window, const at::TensorOptions& options) {
+  return at::ones({window, window}, options.dtype(at::kBool)).triu(1);
+}
+
 at::Tensor CausalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                           const RotaryAngles& angles,
+                           const RotaryAngles& angles, const at::Tensor& future,
                            const std::vector<CachedKeysValues>& cached) {
   const int64_t window = q.size(2);
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
@@ -70,7 +74,6 @@ at::Tensor CausalAttention(const at::Tensor& q, const at::Tensor& k, const at::T
   for (const CachedKeysValues& segment : cached) {
     scores.push_back(Scores(queries(segment.query_angles), segment.keys));
   }
-  const at::Tensor future = at::ones({window, window}, q.options().dtype(at::kBool)).triu(1);
   scores.push_back(at::matmul(queries(&angles), k.transpose(-2, -1))
                        .masked_fill(future, -std::numeric_limits<float>::infinity()));
   const at::Tensor probs = at::softmax(at::cat(scores, -1), -1);

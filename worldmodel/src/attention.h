@@ -36,11 +36,15 @@ struct CachedKeysValues {
   const RotaryAngles* query_angles;
 };
 
+// [w, w] bool, true above the diagonal: what a window token may not see.
+at::Tensor FutureMask(int64_t window, const at::TensorOptions& options);
+
 // Softmax attention of the window queries over every cached token and,
-// causally, over the window itself. q (not rotated), k (rotated), v:
-// [B, heads, w, head_dim]; `angles` are the window's. Returns [B, heads, w, hd].
+// causally (`future` from FutureMask), over the window itself. q (not
+// rotated), k (rotated), v: [B, heads, w, head_dim]; `angles` are the
+// window's. Returns [B, heads, w, head_dim].
 at::Tensor CausalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                           const RotaryAngles& angles,
+                           const RotaryAngles& angles, const at::Tensor& future,
                            const std::vector<CachedKeysValues>& cached);
 
 }  // namespace dfmpc::worldmodel

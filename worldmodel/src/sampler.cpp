@@ -78,6 +78,7 @@ class Generation {
         generator_(at::detail::createCPUGenerator(options.seed)),
         device_(device) {
     tokens_ = Noise(generator_, {batch, options.horizon, token_dim}, device);
+    BuildTables();
     if (known != nullptr) {
       known_mask_ = known->mask.to(device);
       known_values_ = known->values.to(device, at::kFloat);
@@ -87,13 +88,9 @@ class Generation {
   const SchedulingMatrix& matrix() const { return matrix_; }
   at::Tensor& tokens() { return tokens_; }
 
-  // Timesteps of tokens [begin, begin + count) before call `row`.
+  // Timesteps of tokens [begin, begin + count) before call `row` (a view).
   at::Tensor Timesteps(int row, int begin, int count) const {
-    std::vector<int64_t> steps(count);
-    for (int i = 0; i < count; ++i) {
-      steps[i] = schedule_.LevelTimestep(matrix_.level(row, begin + i), options_.num_levels);
-    }
-    return at::tensor(steps, at::kLong).to(device_);
+    return timesteps_[row].narrow(0, begin, count);
   }
 
   // Sets the known features of every token to their values noised to the
@@ -125,16 +122,10 @@ class Generation {
   // Applies call `row` to tokens [begin, begin + count) given the model's
   // output for them ([B, count, d]) and this call's noise.
   void Step(int row, int begin, int count, const at::Tensor& model_out, const at::Tensor& noise) {
-    std::vector<uint8_t> changes(count);
-    for (int i = 0; i < count; ++i) changes[i] = matrix_.Changes(row, begin + i);
-    const at::Tensor from = AlphaBars(row, begin, count);
+    const at::Tensor safe_from = step_from_[row].narrow(0, begin, count).view({1, count, 1});
     const at::Tensor to = AlphaBars(row + 1, begin, count);
-    const at::Tensor moving =
-        at::tensor(changes, at::kByte).to(device_).view({1, count, 1}).to(at::kBool);
+    const at::Tensor moving = moving_[row].narrow(0, begin, count).view({1, count, 1});
     at::Tensor window = tokens_.narrow(1, begin, count);
-    // Unchanged tokens may sit at level 0, where x0/eps conversions divide
-    // by zero; they are masked out below, so feed them a harmless alpha-bar.
-    const at::Tensor safe_from = at::where(moving, from, at::full_like(from, 0.5));
     at::Tensor x0, eps;
     NoiseSchedule::ToX0AndEps(options_.prediction, window, model_out, safe_from, &x0, &eps);
     const at::Tensor stepped = NoiseSchedule::DdimStep(
@@ -145,14 +136,32 @@ class Generation {
 
  private:
   // Alpha-bars of tokens [begin, begin + count) at their levels in row `row`,
-  // as a float [1, count, 1] column.
+  // as a float [1, count, 1] view.
   at::Tensor AlphaBars(int row, int begin, int count) const {
-    std::vector<double> alpha_bars(count);
-    for (int i = 0; i < count; ++i) {
-      alpha_bars[i] = schedule_.AlphaBar(
-          schedule_.LevelTimestep(matrix_.level(row, begin + i), options_.num_levels));
+    return alpha_bars_[row].narrow(0, begin, count).view({1, count, 1});
+  }
+
+  // Timesteps, alpha-bars and moving tokens of every row, computed once so
+  // that each call only takes views.
+  void BuildTables() {
+    const int rows = matrix_.rows(), horizon = matrix_.horizon();
+    std::vector<int64_t> steps(rows * horizon);
+    std::vector<double> alpha_bars(rows * horizon);
+    std::vector<uint8_t> moving(rows * horizon, 0);
+    for (int r = 0; r < rows; ++r) {
+      for (int t = 0; t < horizon; ++t) {
+        const int i = r * horizon + t;
+        steps[i] = schedule_.LevelTimestep(matrix_.level(r, t), options_.num_levels);
+        alpha_bars[i] = schedule_.AlphaBar(steps[i]);
+        if (r + 1 < rows) moving[i] = matrix_.Changes(r, t);
+      }
     }
-    return at::tensor(alpha_bars, at::kDouble).to(device_).view({1, count, 1}).to(at::kFloat);
+    timesteps_ = at::tensor(steps, at::kLong).view({rows, horizon}).to(device_);
+    alpha_bars_ = at::tensor(alpha_bars, at::kDouble).view({rows, horizon}).to(device_, at::kFloat);
+    moving_ = at::tensor(moving, at::kByte).view({rows, horizon}).to(device_, at::kBool);
+    // Unchanged tokens may sit at level 0, where x0/eps conversions divide
+    // by zero; their results are masked out, so they get a harmless 0.5.
+    step_from_ = at::where(moving_, alpha_bars_, at::full_like(alpha_bars_, 0.5));
   }
 
   const NoiseSchedule& schedule_;
@@ -161,6 +170,10 @@ class Generation {
   at::Generator generator_;
   at::Device device_;
   at::Tensor tokens_;
+  at::Tensor timesteps_;   // [rows, H] int64
+  at::Tensor alpha_bars_;  // [rows, H] float
+  at::Tensor moving_;      // [rows, H] bool: call `row` moves the token
+  at::Tensor step_from_;   // [rows, H] alpha-bar to step from (0.5 if not moving)
   at::Tensor known_mask_;    // bool, broadcastable to tokens_
   at::Tensor known_values_;  // float, broadcastable to tokens_
 };

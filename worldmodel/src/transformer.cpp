@@ -48,7 +48,7 @@ class TransformerBlock : public torch::nn::Module {
   // x: [B, w, D]; cond: [U, D] activated conditioning of the unique
   // timesteps, `inverse` ([Bt * w]) maps each token to its row.
   at::Tensor Forward(const at::Tensor& x, const at::Tensor& cond, const at::Tensor& inverse,
-                     int64_t cond_batch, const RotaryAngles& angles,
+                     int64_t cond_batch, const RotaryAngles& angles, const at::Tensor& future,
                      const std::vector<CachedKeysValues>& cached, at::Tensor* keys,
                      at::Tensor* values) {
     const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
@@ -62,7 +62,7 @@ class TransformerBlock : public torch::nn::Module {
                          .permute({2, 0, 3, 1, 4});
     *keys = ApplyRotary(qkv[1], angles);
     *values = qkv[2];
-    const at::Tensor attended = CausalAttention(qkv[0], *keys, qkv[2], angles, cached);
+    const at::Tensor attended = CausalAttention(qkv[0], *keys, qkv[2], angles, future, cached);
     at::Tensor out = x + mod[2] * proj_(attended.transpose(1, 2).reshape({batch, window, width}));
     h = norm2_(out) * (1 + mod[4]) + mod[3];
     return out + mod[5] * fc2_(F::gelu(fc1_(h)));
@@ -161,6 +161,7 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
     window_kv->keys.assign(blocks_.size(), at::Tensor());
     window_kv->values.assign(blocks_.size(), at::Tensor());
   }
+  const at::Tensor future = FutureMask(window, tokens.options());
   at::Tensor x = input_(tokens);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     std::vector<CachedKeysValues> cached;
@@ -172,7 +173,8 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
       }
     }
     at::Tensor keys, values;
-    x = blocks_[l]->Forward(x, cond, inverse, steps.size(0), angles, cached, &keys, &values);
+    x = blocks_[l]->Forward(x, cond, inverse, steps.size(0), angles, future, cached, &keys,
+                           &values);
     if (window_kv != nullptr) {
       window_kv->keys[l] = keys;
       window_kv->values[l] = values;
