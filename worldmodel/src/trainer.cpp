@@ -145,7 +145,6 @@ class Trainer::Impl {
 
   DfTransformerImpl& ema_model() { return *ema_; }
   const std::vector<TrainLogRow>& log() const { return log_; }
-  int step() const { return step_; }
 
   double ValidationLoss() {
     torch::NoGradGuard no_grad;
@@ -350,6 +349,5 @@ void Trainer::Run(const std::string& state_path, bool resume,
 double Trainer::ValidationLoss() { return impl_->ValidationLoss(); }
 DfTransformerImpl& Trainer::ema_model() { return impl_->ema_model(); }
 const std::vector<TrainLogRow>& Trainer::log() const { return impl_->log(); }
-int Trainer::step() const { return impl_->step(); }
 
 }  // namespace dfmpc::worldmodel

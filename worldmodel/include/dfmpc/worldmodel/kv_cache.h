@@ -83,7 +83,6 @@ class KvCache {
 
   int persistent_size() const { return persistent_size_; }
   int scratch_size() const { return scratch_size_; }
-  int64_t tokens_seen() const { return next_position_; }
   int64_t evicted() const;
   // Tokens a new query attends to in the cache.
   int64_t size() const { return persistent_size_ + scratch_size_; }

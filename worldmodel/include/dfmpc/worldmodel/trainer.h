@@ -92,7 +92,6 @@ class Trainer {
   // The EMA weights, for sampling and saving.
   DfTransformerImpl& ema_model();
   const std::vector<TrainLogRow>& log() const;
-  int step() const;
 
  private:
   class Impl;
