@@ -28,7 +28,10 @@ std::vector<std::uint8_t> Gradient(int width, int height, int shift) {
 class ImageIoTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) / "dfmpc_image_io";
+    // One directory per test: ctest -j runs the cases of this suite as
+    // concurrent processes, and a shared directory would be wiped under them.
+    const std::string test = testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ = fs::path(testing::TempDir()) / ("dfmpc_image_io_" + test);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
