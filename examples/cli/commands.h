@@ -23,6 +23,8 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc 
 // `command_line` is recorded in the model's notes.
 void AddTrainMlpCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-mlp
 void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
+void AddControlCommand(CLI::App& app);    // dfmpc control
+void AddBenchMpcCommand(CLI::App& bench);  // dfmpc bench mpc
 
 }  // namespace dfmpc::cli
 

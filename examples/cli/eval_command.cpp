@@ -12,6 +12,7 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "planner_policy.h"
 #include "progress_bar.h"
 #include "table.h"
 
@@ -26,11 +27,26 @@ struct EvalOptions {
   int action_repeat = 1;
   int threads = 1;
   std::string csv;
+  PlannerFlags planner;  // for --policy dfmpc
 };
 
-// The policies `eval` can run; later policies (learned models) join here.
-std::unique_ptr<envs::Policy> MakeEvalPolicy(const EvalOptions& o, const envs::Env& env) {
-  return envs::MakeBaselinePolicy(o.policy, env, o.seed, o.threads);
+std::vector<std::string> EvalPolicyNames() {
+  std::vector<std::string> names = envs::BaselinePolicyNames();
+  names.push_back("dfmpc");
+  return names;
+}
+
+// Latency and work per control step of the planner over every episode.
+void PrintPlannerCost(const PlannerPolicy& policy) {
+  std::vector<double> latencies;
+  double forwards = 0.0;
+  for (const StepRecord& r : policy.records()) {
+    latencies.push_back(r.latency_ms);
+    forwards += static_cast<double>(r.token_forwards) / policy.records().size();
+  }
+  std::printf("planner per control step: latency p50 %.2f ms, p99 %.2f ms, "
+              "%.1f token-forwards\n",
+              Percentile(latencies, 50), Percentile(latencies, 99), forwards);
 }
 
 void RunEval(const EvalOptions& o) {
@@ -38,7 +54,16 @@ void RunEval(const EvalOptions& o) {
   envs::EnvOptions env_options;
   env_options.action_repeat = o.action_repeat;
   auto env = envs::MakeEnv(o.task, env_options);
-  auto policy = MakeEvalPolicy(o, *env);
+  std::unique_ptr<PlannerPolicy> planner;
+  std::unique_ptr<envs::Policy> baseline;
+  if (o.policy == "dfmpc") {
+    PlannerFlags flags = o.planner;
+    if (flags.model.empty()) flags.model = ShippedModelPath(o.task);
+    planner = MakePlannerPolicy(flags, o.task);
+  } else {
+    baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
+  }
+  envs::Policy& policy = planner ? static_cast<envs::Policy&>(*planner) : *baseline;
 
   Table table({"episode", "seed", "return", "success"});
   std::vector<double> returns;
@@ -52,7 +77,7 @@ void RunEval(const EvalOptions& o) {
     envs::RunOptions run;
     const std::string note = "episode " + std::to_string(i + 1) + "/" + std::to_string(o.episodes);
     run.on_step = [&](int steps) { progress.Update(steps_before + steps, note); };
-    const envs::Episode episode = envs::RunEpisode(*env, *policy, seed, run);
+    const envs::Episode episode = envs::RunEpisode(*env, policy, seed, run);
     steps_before += episode.length();
     returns.push_back(episode.Return());
     successes += episode.success;
@@ -71,6 +96,7 @@ void RunEval(const EvalOptions& o) {
     std::printf(", success rate %.0f%%", 100.0 * successes / o.episodes);
   }
   std::printf("\n");
+  if (planner) PrintPlannerCost(*planner);
   if (!o.csv.empty()) {
     table.WriteCsv(o.csv);
     std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
@@ -85,8 +111,8 @@ void AddEvalCommand(CLI::App& app) {
   cmd->add_option("--task", options->task, "task name")
       ->required()
       ->check(CLI::IsMember(envs::TaskNames()));
-  cmd->add_option("--policy", options->policy, "random, oracle or mixed")
-      ->check(CLI::IsMember(envs::BaselinePolicyNames()))
+  cmd->add_option("--policy", options->policy, "random, oracle, mixed or dfmpc (the planner)")
+      ->check(CLI::IsMember(EvalPolicyNames()))
       ->capture_default_str();
   cmd->add_option("--episodes", options->episodes, "episodes")->capture_default_str();
   cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")->capture_default_str();
@@ -94,6 +120,7 @@ void AddEvalCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV");
+  AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   cmd->callback([options] { RunEval(*options); });
 }
 

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddTrainCommand(app, command_line);
   dfmpc::cli::AddTrainMlpCommand(app, command_line);
   dfmpc::cli::AddEvalModelCommand(app);
+  dfmpc::cli::AddControlCommand(app);
   dfmpc::cli::AddInfoCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");

@@ -1,0 +1,78 @@
+#include "planner_policy.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace dfmpc::cli {
+
+planner::PlannerOptions PlannerFlags::Resolve() const {
+  planner::PlannerOptions resolved = options;
+  resolved.mode = planner::ParsePlanMode(mode);
+  resolved.selection = planner::ParseSelection(selection);
+  return resolved;
+}
+
+std::string ShippedModelPath(const std::string& task) {
+  return std::string(DFMPC_SHIPPED_MODELS_DIR) + "/" + task + ".pt";
+}
+
+void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
+  planner::PlannerOptions& o = flags.options;
+  CLI::Option* model = cmd.add_option(
+      "--model", flags.model, "world model checkpoint (default: the task's shipped model)");
+  if (model_required) model->required();
+  cmd.add_option("--mode", flags.mode, "warm (plan cache reused) or replan (from noise)")
+      ->check(CLI::IsMember({"warm", "replan"}))
+      ->capture_default_str();
+  cmd.add_option("--horizon", o.horizon, "plan tokens H")->capture_default_str();
+  cmd.add_option("--levels", o.num_levels, "sampling levels K")->capture_default_str();
+  cmd.add_option("--uncertainty", o.uncertainty, "pyramid u (0: K / H)")->capture_default_str();
+  cmd.add_option("--calls", o.calls_per_step, "calls per control step r (warm)")
+      ->capture_default_str();
+  cmd.add_option("--renoise", o.renoise_levels, "extra levels a warm step re-noises the plan by")
+      ->capture_default_str();
+  cmd.add_option("--candidates", o.candidates, "candidate plans N")->capture_default_str();
+  cmd.add_option("--selection", flags.selection, "best or mppi")
+      ->check(CLI::IsMember({"best", "mppi"}))
+      ->capture_default_str();
+  cmd.add_option("--temperature", o.temperature, "MPPI temperature")->capture_default_str();
+  cmd.add_option("--guidance", o.guidance_scale, "cost guidance scale (0: off)")
+      ->capture_default_str();
+  cmd.add_option("--eta", o.eta, "DDIM stochasticity")->capture_default_str();
+  cmd.add_option("--context", o.context_length, "context tokens kept (0: window - H)")
+      ->capture_default_str();
+  cmd.add_option("--sinks", o.num_sinks, "pinned first context tokens")->capture_default_str();
+  cmd.add_option("--planner-seed", o.seed, "planner noise seed")->capture_default_str();
+}
+
+PlannerPolicy::PlannerPolicy(std::unique_ptr<planner::Planner> planner)
+    : planner_(std::move(planner)) {}
+
+void PlannerPolicy::Reset(const Eigen::VectorXd& observation) { planner_->Reset(observation); }
+
+Eigen::VectorXd PlannerPolicy::Act(const Eigen::VectorXd& observation) {
+  Eigen::VectorXd action = planner_->Act(observation);
+  const planner::StepStats& stats = planner_->last_step();
+  records_.push_back({stats.latency_ms, stats.token_forwards, stats.calls});
+  return action;
+}
+
+std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
+                                                 const std::string& task) {
+  return std::make_unique<PlannerPolicy>(
+      planner::Planner::FromFile(flags.model, flags.Resolve(), task));
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * values.size());
+  const std::size_t index = static_cast<std::size_t>(std::max(1.0, rank)) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+}  // namespace dfmpc::cli

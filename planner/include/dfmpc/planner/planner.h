@@ -1,0 +1,133 @@
+// Model-predictive control with a diffusion-forcing world model.
+//
+// Every control step the planner appends the real token [a_{s-1}, o_s] to a
+// bounded context cache (one single-token forward; the history is never
+// re-encoded), denoises a plan of H future tokens and returns the action
+// inside the first plan token, which is clean. Two modes:
+//  * warm: the plan persists between steps at resting noise levels (first
+//    token clean, later tokens noisier; plan_schedule.h). A step drops the
+//    executed token, appends a pure-noise one, re-noises the plan a few
+//    levels and runs r calls, so r = 1 costs one model call over the plan
+//    window.
+//  * replan: the baseline; the whole plan is generated from pure noise every
+//    step along the complete pyramid (K + ceil((H - 1) u) calls).
+// In both, N candidate plans are sampled as one batch over the shared
+// context cache and scored by the task cost; cost guidance (the cost's
+// gradient with respect to the noisy window tokens, added in every DDIM step)
+// is optional.
+//
+// The API speaks Eigen in the environment's units; no LibTorch header is
+// needed to use it.
+#ifndef DFMPC_PLANNER_PLANNER_H_
+#define DFMPC_PLANNER_PLANNER_H_
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dfmpc::worldmodel {
+struct Checkpoint;
+class KvCache;
+}  // namespace dfmpc::worldmodel
+
+namespace dfmpc::planner {
+
+class TaskCost;
+
+enum class PlanMode { kWarm, kReplan };
+enum class Selection { kBest, kMppi };
+
+PlanMode ParsePlanMode(const std::string& name);  // "warm" or "replan"
+std::string PlanModeName(PlanMode mode);
+Selection ParseSelection(const std::string& name);  // "best" or "mppi"
+std::string SelectionName(Selection selection);
+
+struct PlannerOptions {
+  PlanMode mode = PlanMode::kWarm;
+  int horizon = 32;          // H: plan tokens
+  int num_levels = 8;        // K: sampling levels
+  double uncertainty = 0.0;  // pyramid u; 0 picks K / H (the whole plan denoises)
+  int calls_per_step = 1;    // r (warm mode): re-noise by r - 1 levels, then r calls
+  // Warm mode: extra levels the shifted plan is re-noised by before its calls
+  // (the last call jumps back). Lets the front of the plan, whose actions are
+  // about to run, react to the real observations; see the README's table.
+  int renoise_levels = 2;
+  int candidates = 16;       // N: plans sampled as one batch
+  Selection selection = Selection::kBest;
+  double temperature = 0.05;  // MPPI temperature, in units of the summed cost
+  double guidance_scale = 0.0;  // 0: no cost guidance
+  double eta = 0.0;          // DDIM stochasticity; > 0 keeps warm candidates diverse
+  // Real tokens the context cache holds: num_sinks pinned first tokens plus a
+  // ring of the most recent ones. 0 picks the model's training window minus H,
+  // so that context plus plan never exceed what the model was trained on.
+  int context_length = 0;
+  int num_sinks = 1;
+  std::uint64_t seed = 0;
+
+  // Throws std::invalid_argument naming the first impossible option.
+  void Validate() const;
+};
+
+// The plan kept after the last Act, in the environment's units: row j
+// predicts the token x_{s+1+j} = [a_{s+j}, o_{s+1+j}] of control step s.
+struct Plan {
+  Eigen::MatrixXd actions;       // H x action size (row 0 is the executed action)
+  Eigen::MatrixXd observations;  // H x observation size
+  std::vector<int> levels;       // noise level of every token after the step
+  Eigen::MatrixXd tokens;        // H x token size, normalized values (diagnostics)
+  double cost = 0.0;             // summed task cost of the chosen candidate
+};
+
+struct StepStats {
+  int calls = 0;                // model calls spent on the plan
+  std::int64_t token_forwards = 0;  // tokens run through the model, per candidate,
+                                    // the appended real token included
+  double latency_ms = 0.0;      // wall time of the whole Act
+};
+
+class Planner {
+ public:
+  // `checkpoint` supplies the model (shared, not copied) and its token layout;
+  // `cost` must be for the model's task. Throws std::invalid_argument for bad
+  // options or a cost for another task.
+  Planner(const worldmodel::Checkpoint& checkpoint, std::unique_ptr<TaskCost> cost,
+          const PlannerOptions& options);
+  ~Planner();
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
+
+  // Loads `model_path` and the cost of its task. With a non-empty `task` a
+  // model trained for another task is an error (std::runtime_error).
+  static std::unique_ptr<Planner> FromFile(const std::string& model_path,
+                                           const PlannerOptions& options,
+                                           const std::string& task = "");
+
+  // Starts an episode at `observation` and forgets the plan.
+  void Reset(const Eigen::VectorXd& observation);
+  // Observes the next observation (the result of the last returned action),
+  // plans and returns the action to execute, within [-1, 1]. A wrong size,
+  // NaN or inf, or a call before Reset throws std::invalid_argument and
+  // leaves the planner as it was.
+  Eigen::VectorXd Act(const Eigen::VectorXd& observation);
+
+  const Plan& plan() const;
+  const StepStats& last_step() const;
+  const PlannerOptions& options() const;
+  const std::string& task() const;
+  int observation_dim() const;
+  int action_dim() const;
+  // Control steps since Reset.
+  std::int64_t steps() const;
+  const worldmodel::KvCache& context_cache() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dfmpc::planner
+
+#endif  // DFMPC_PLANNER_PLANNER_H_

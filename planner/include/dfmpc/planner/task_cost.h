@@ -1,0 +1,41 @@
+// Task costs for planning: differentiable functions of a predicted plan
+// (observations and actions, in the environment's units), lower is better.
+// Written with tensor operations so that cost guidance can take their
+// gradient with respect to the plan.
+#ifndef DFMPC_PLANNER_TASK_COST_H_
+#define DFMPC_PLANNER_TASK_COST_H_
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+
+namespace dfmpc::planner {
+
+class TaskCost {
+ public:
+  virtual ~TaskCost() = default;
+
+  // Environment (envs::MakeEnv name) whose observation layout this cost reads.
+  virtual const std::string& task() const = 0;
+  virtual int observation_dim() const = 0;
+  virtual int action_dim() const = 0;
+
+  // observations: [B, H, observation_dim], actions: [B, H, action_dim] (the
+  // action taken before each observation, as in the tokens), floating point.
+  // Returns the per-step cost [B, H], finite and >= 0, differentiable with
+  // respect to both inputs. Throws std::invalid_argument on other shapes.
+  at::Tensor StepCosts(const at::Tensor& observations, const at::Tensor& actions) const;
+
+ protected:
+  // StepCosts after the shape checks.
+  virtual at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const = 0;
+};
+
+// Names with a cost: every task of envs::TaskNames().
+// Throws std::invalid_argument naming the known tasks for any other name.
+std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task);
+
+}  // namespace dfmpc::planner
+
+#endif  // DFMPC_PLANNER_TASK_COST_H_

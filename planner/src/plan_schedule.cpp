@@ -1,0 +1,68 @@
+#include "plan_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace dfmpc::planner {
+
+using worldmodel::SchedulingMatrix;
+
+namespace {
+
+// ceil(t * u), robust to t * u landing a rounding error above an integer.
+int Offset(int t, double uncertainty) {
+  return static_cast<int>(std::ceil(t * uncertainty - 1e-9));
+}
+
+}  // namespace
+
+std::vector<int> RestingLevels(int num_levels, int horizon, double uncertainty) {
+  std::vector<int> levels(horizon);
+  for (int t = 0; t < horizon; ++t) levels[t] = std::min(num_levels, Offset(t, uncertainty));
+  return levels;
+}
+
+SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, double uncertainty,
+                                  bool complete) {
+  if (num_levels < 1 || horizon < 1 || !(uncertainty >= 0.0)) {
+    throw std::invalid_argument("plan schedule needs K >= 1, H >= 1 and u >= 0");
+  }
+  const int rows = complete ? num_levels + Offset(horizon - 1, uncertainty) + 1 : num_levels + 1;
+  SchedulingMatrix program(rows, horizon, num_levels);
+  for (int row = 0; row < rows; ++row) {
+    for (int t = 0; t < horizon; ++t) {
+      program.set_level(row, t,
+                        std::clamp(num_levels + Offset(t, uncertainty) - row, 0, num_levels));
+    }
+  }
+  return program;
+}
+
+SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
+                             int renoise_levels) {
+  if (calls < 1 || renoise_levels < 0) {
+    throw std::invalid_argument("warm plan needs r >= 1 calls and renoise levels >= 0");
+  }
+  if (Offset(horizon, uncertainty) < num_levels) {
+    throw std::invalid_argument("warm plan needs ceil(H * u) >= K, got H = " +
+                                std::to_string(horizon) + ", u = " + std::to_string(uncertainty) +
+                                ", K = " + std::to_string(num_levels));
+  }
+  const std::vector<int> rest = RestingLevels(num_levels, horizon, uncertainty);
+  SchedulingMatrix program(calls + 1, horizon, num_levels);
+  for (int t = 0; t < horizon; ++t) {
+    const int shifted = t + 1 < horizon ? rest[t + 1] : num_levels;
+    const int start = std::min(num_levels, shifted + calls - 1 + renoise_levels);
+    for (int row = 0; row < calls; ++row) {
+      program.set_level(row, t, std::max(rest[t], start - row));
+    }
+    // With u > 1 neighbours differ by more than one level: the last call
+    // takes each token the rest of the way.
+    program.set_level(calls, t, rest[t]);
+  }
+  return program;
+}
+
+}  // namespace dfmpc::planner

@@ -1,0 +1,151 @@
+#include "dfmpc/planner/task_cost.h"
+
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace dfmpc::planner {
+namespace {
+
+// 0.01 * mean squared action component: a tie-breaker that prefers gentle
+// plans, ~100x smaller than the task terms.
+at::Tensor ActionCost(const at::Tensor& actions) { return 0.01 * actions.square().mean(-1); }
+
+// cos(angle) from a (cos, sin) pair. Predicted pairs need not lie on the unit
+// circle; normalizing keeps the cosine in [-1, 1] so that the upright terms
+// below stay >= 0. The epsilon keeps the gradient finite at (0, 0).
+at::Tensor UnitCosine(const at::Tensor& cosine, const at::Tensor& sine) {
+  return cosine / at::sqrt(cosine.square() + sine.square() + 1e-6);
+}
+
+// Euclidean norm of (dx, dy), smoothed so that its gradient at 0 is finite.
+at::Tensor SmoothDistance(const at::Tensor& dx, const at::Tensor& dy) {
+  return at::sqrt(dx.square() + dy.square() + 1e-6);
+}
+
+class TaskCostBase : public TaskCost {
+ public:
+  TaskCostBase(std::string task, int observation_dim, int action_dim)
+      : task_(std::move(task)), observation_dim_(observation_dim), action_dim_(action_dim) {}
+  const std::string& task() const override { return task_; }
+  int observation_dim() const override { return observation_dim_; }
+  int action_dim() const override { return action_dim_; }
+
+ private:
+  std::string task_;
+  int observation_dim_;
+  int action_dim_;
+};
+
+// Weights 0.5 upright + 0.5 energy: upright at rest costs 0, hanging at rest 1
+// (both terms 1), and hanging with exactly the energy to reach the top 0.5.
+// The torque (1 N m) cannot hold the pole out sideways (4.9 N m), so the
+// planner must pump energy; the energy term rewards that from the bottom,
+// where the upright term is flat.
+class PendulumCost final : public TaskCostBase {
+ public:
+  PendulumCost() : TaskCostBase("pendulum_swingup", 3, 1) {}
+
+ protected:
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
+    constexpr double kInertia = 0.25;             // 1 kg at 0.5 m
+    constexpr double kMaxPotential = 9.81 * 0.5;  // m g l
+    const at::Tensor cosine = UnitCosine(observations.select(-1, 0), observations.select(-1, 1));
+    const at::Tensor velocity = observations.select(-1, 2);
+    const at::Tensor upright = (1.0 - cosine) / 2.0;
+    // Energy relative to upright at rest, in units of the bottom-to-top gap.
+    const at::Tensor energy = 0.5 * kInertia * velocity.square() + kMaxPotential * cosine;
+    const at::Tensor energy_gap = ((energy - kMaxPotential) / (2.0 * kMaxPotential)).square();
+    return 0.5 * upright + 0.5 * energy_gap + ActionCost(actions);
+  }
+};
+
+// Mirrors dm_control's upright * centered * small_control * small_velocity
+// reward as a sum: upright dominates, centering (up to 0.1 at the rails at
+// +-1.8 m) and pole angular velocity (0.01 at 5 rad/s) break ties.
+class CartpoleCost final : public TaskCostBase {
+ public:
+  explicit CartpoleCost(std::string task) : TaskCostBase(std::move(task), 5, 1) {}
+
+ protected:
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
+    const at::Tensor x = observations.select(-1, 0);
+    const at::Tensor cosine = UnitCosine(observations.select(-1, 1), observations.select(-1, 2));
+    const at::Tensor pole_velocity = observations.select(-1, 4);
+    return (1.0 - cosine) / 2.0 + 0.1 * (x / 1.8).square() + 0.01 * (pole_velocity / 5.0).square() +
+           ActionCost(actions);
+  }
+};
+
+// Finger-to-target distance over 0.44 m, about the largest possible (arm
+// reach 0.22 m plus target radius up to 0.20 m plus the tips), so ~[0, 1].
+class ReacherCost final : public TaskCostBase {
+ public:
+  ReacherCost() : TaskCostBase("reacher", 8, 2) {}
+
+ protected:
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
+    const at::Tensor distance =
+        SmoothDistance(observations.select(-1, 4), observations.select(-1, 5));
+    return distance / 0.44 + ActionCost(actions);
+  }
+};
+
+// Straight-line distance to the goal over 3 m: the U-maze's free interior is
+// 3 m x 3 m, so the farthest reachable point (~3.4 m) costs ~1.1 and the
+// start (2 m away, behind the wall) ~0.67. The straight line ignores the wall;
+// the planner's horizon and the world model handle going around it.
+class PointmassMazeCost final : public TaskCostBase {
+ public:
+  PointmassMazeCost() : TaskCostBase("pointmass_maze", 6, 2) {}
+
+ protected:
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
+    const at::Tensor distance =
+        SmoothDistance(observations.select(-1, 4) - observations.select(-1, 0),
+                       observations.select(-1, 5) - observations.select(-1, 1));
+    return distance / 3.0 + ActionCost(actions);
+  }
+};
+
+}  // namespace
+
+at::Tensor TaskCost::StepCosts(const at::Tensor& observations, const at::Tensor& actions) const {
+  auto check = [&](const at::Tensor& tensor, const char* name, int last_dim) {
+    const std::string expected = c10::str("a floating [B, H, ", last_dim, "] tensor");
+    if (!tensor.defined()) {
+      throw std::invalid_argument(
+          c10::str(task(), " cost: ", name, " must be ", expected, ", got an undefined tensor"));
+    }
+    if (!at::isFloatingType(tensor.scalar_type()) || tensor.dim() != 3 ||
+        tensor.size(2) != last_dim) {
+      throw std::invalid_argument(c10::str(task(), " cost: ", name, " must be ", expected, ", got ",
+                                           tensor.scalar_type(), " ", tensor.sizes()));
+    }
+  };
+  check(observations, "observations", observation_dim());
+  check(actions, "actions", action_dim());
+  if (observations.size(0) != actions.size(0) || observations.size(1) != actions.size(1)) {
+    throw std::invalid_argument(c10::str(task(), " cost: observations ", observations.sizes(),
+                                         " and actions ", actions.sizes(),
+                                         " must agree in B and H"));
+  }
+  return Evaluate(observations, actions);
+}
+
+std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task) {
+  if (task == "pendulum_swingup") return std::make_unique<PendulumCost>();
+  if (task == "cartpole_swingup" || task == "cartpole_balance") {
+    return std::make_unique<CartpoleCost>(task);
+  }
+  if (task == "reacher") return std::make_unique<ReacherCost>();
+  if (task == "pointmass_maze") return std::make_unique<PointmassMazeCost>();
+  throw std::invalid_argument("unknown task '" + task +
+                              "' (expected one of: pendulum_swingup, cartpole_swingup, "
+                              "cartpole_balance, reacher, pointmass_maze)");
+}
+
+}  // namespace dfmpc::planner

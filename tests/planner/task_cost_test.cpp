@@ -1,0 +1,178 @@
+#include "dfmpc/planner/task_cost.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dfmpc::planner {
+namespace {
+
+// A single step [1, 1, D] from its components.
+at::Tensor Step(const std::vector<double>& values) {
+  return torch::tensor(values, torch::kDouble).view({1, 1, -1});
+}
+
+double Cost(const std::string& task, const std::vector<double>& observation,
+            const std::vector<double>& action) {
+  return MakeTaskCost(task)->StepCosts(Step(observation), Step(action)).item<double>();
+}
+
+class TaskCostTest : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    cost_ = MakeTaskCost(GetParam());
+    torch::manual_seed(0);
+  }
+  // Random plans well off the training distribution: (cos, sin) pairs off
+  // the unit circle, velocities and actions out of bounds.
+  at::Tensor Observations(int64_t batch, int64_t horizon) const {
+    return 3.0 * torch::randn({batch, horizon, cost_->observation_dim()});
+  }
+  at::Tensor Actions(int64_t batch, int64_t horizon) const {
+    return 3.0 * torch::randn({batch, horizon, cost_->action_dim()});
+  }
+  std::unique_ptr<TaskCost> cost_;
+};
+
+TEST_P(TaskCostTest, KeepsItsName) { EXPECT_EQ(cost_->task(), GetParam()); }
+
+TEST_P(TaskCostTest, StepCostsAreFiniteNonNegativeWithShapeBH) {
+  const at::Tensor costs = cost_->StepCosts(Observations(2, 3), Actions(2, 3));
+  ASSERT_EQ(costs.sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(costs.isfinite().all().item<bool>()) << costs;
+  EXPECT_TRUE((costs >= 0).all().item<bool>()) << costs;
+}
+
+TEST_P(TaskCostTest, GradientsReachObservationsAndActions) {
+  const at::Tensor observations = Observations(2, 3).requires_grad_();
+  const at::Tensor actions = Actions(2, 3).requires_grad_();
+  cost_->StepCosts(observations, actions).sum().backward();
+  for (const at::Tensor& grad : {observations.grad(), actions.grad()}) {
+    ASSERT_TRUE(grad.defined());
+    EXPECT_TRUE(grad.isfinite().all().item<bool>()) << grad;
+    EXPECT_GT(grad.abs().sum().item<double>(), 0.0);
+  }
+}
+
+TEST_P(TaskCostTest, LargerActionsCostMore) {
+  const at::Tensor observations = Observations(2, 3);
+  const at::Tensor still =
+      cost_->StepCosts(observations, torch::zeros({2, 3, cost_->action_dim()}));
+  const at::Tensor pushing =
+      cost_->StepCosts(observations, torch::ones({2, 3, cost_->action_dim()}));
+  EXPECT_TRUE((pushing > still).all().item<bool>()) << still << pushing;
+}
+
+TEST_P(TaskCostTest, RejectsWrongShapesAndTypes) {
+  const int64_t obs_dim = cost_->observation_dim();
+  const int64_t act_dim = cost_->action_dim();
+  const at::Tensor observations = Observations(2, 3);
+  const at::Tensor actions = Actions(2, 3);
+  EXPECT_NO_THROW(cost_->StepCosts(observations, actions));
+  EXPECT_NO_THROW(cost_->StepCosts(observations.to(torch::kDouble), actions));
+
+  struct BadCase {
+    const char* what;
+    at::Tensor observations;
+    at::Tensor actions;
+  };
+  const std::vector<BadCase> cases = {
+      {"observation dim", torch::zeros({2, 3, obs_dim + 1}), actions},
+      {"action dim", observations, torch::zeros({2, 3, act_dim + 1})},
+      {"batch", observations, torch::zeros({1, 3, act_dim})},
+      {"horizon", observations, torch::zeros({2, 4, act_dim})},
+      {"2-d", torch::zeros({3, obs_dim}), torch::zeros({3, act_dim})},
+      {"2-d actions", observations, torch::zeros({3, act_dim})},
+      {"integer observations", observations.to(torch::kLong), actions},
+      {"integer actions", observations, actions.to(torch::kInt)},
+      {"undefined observations", at::Tensor(), actions},
+      {"undefined actions", observations, at::Tensor()},
+  };
+  for (const BadCase& bad : cases) {
+    EXPECT_THROW(cost_->StepCosts(bad.observations, bad.actions), std::invalid_argument)
+        << bad.what;
+  }
+}
+
+TEST_P(TaskCostTest, ErrorNamesTaskArgumentAndShapes) {
+  try {
+    cost_->StepCosts(Observations(2, 3), torch::zeros({2, 3, cost_->action_dim() + 1}));
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(GetParam()), std::string::npos) << message;
+    EXPECT_NE(message.find("actions"), std::string::npos) << message;
+    EXPECT_NE(message.find(c10::str("[2, 3, ", cost_->action_dim() + 1, "]")), std::string::npos)
+        << message;
+    EXPECT_NE(message.find(c10::str(cost_->action_dim(), "]")), std::string::npos) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTasks, TaskCostTest,
+                         testing::Values("pendulum_swingup", "cartpole_swingup", "cartpole_balance",
+                                         "reacher", "pointmass_maze"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+TEST(MakeTaskCostTest, RejectsUnknownTask) {
+  EXPECT_THROW(MakeTaskCost("pendulum"), std::invalid_argument);
+  EXPECT_THROW(MakeTaskCost(""), std::invalid_argument);
+}
+
+TEST(PendulumCostTest, UprightAtRestIsFreeAndHangingAtRestIsNot) {
+  EXPECT_LT(Cost("pendulum_swingup", {1, 0, 0}, {0}), 0.01);
+  EXPECT_GT(Cost("pendulum_swingup", {-1, 0, 0}, {0}), 0.9);
+}
+
+TEST(PendulumCostTest, SwingingWithEnoughEnergyBeatsHangingStill) {
+  // 0.5 * 0.25 * w^2 - 9.81 * 0.5 = 9.81 * 0.5: just enough to reach the top.
+  const double w = std::sqrt(8.0 * 9.81);
+  const double swinging = Cost("pendulum_swingup", {-1, 0, w}, {0});
+  EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 0}, {0}) - 0.2);
+  // More energy than that is not better.
+  EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 2.0 * w}, {0}));
+}
+
+TEST(CartpoleCostTest, PrefersUprightThenCentered) {
+  for (const std::string task : {"cartpole_swingup", "cartpole_balance"}) {
+    const double centered = Cost(task, {0, 1, 0, 0, 0}, {0});
+    const double off_center = Cost(task, {1.5, 1, 0, 0, 0}, {0});
+    const double hanging = Cost(task, {0, -1, 0, 0, 0}, {0});
+    EXPECT_LT(centered, 0.01) << task;
+    EXPECT_LT(centered, off_center) << task;
+    EXPECT_LT(off_center, hanging) << task;
+  }
+}
+
+TEST(ReacherCostTest, GrowsWithDistanceToTarget) {
+  const double at_target = Cost("reacher", {1, 0, 1, 0, 0, 0, 0, 0}, {0, 0});
+  const double near = Cost("reacher", {1, 0, 1, 0, 0.1, 0, 0, 0}, {0, 0});
+  const double far = Cost("reacher", {1, 0, 1, 0, 0, -0.3, 0, 0}, {0, 0});
+  EXPECT_LT(at_target, 0.01);
+  EXPECT_LT(at_target, near);
+  EXPECT_LT(near, far);
+}
+
+TEST(ReacherCostTest, GradientPointsAwayFromTarget) {
+  const at::Tensor observations = Step({1, 0, 1, 0, 0.1, -0.05, 0, 0}).requires_grad_();
+  MakeTaskCost("reacher")->StepCosts(observations, Step({0, 0})).sum().backward();
+  const at::Tensor grad = observations.grad().view({-1});
+  EXPECT_GT(grad[4].item<double>(), 0.0);  // dx > 0: cost grows with dx
+  EXPECT_LT(grad[5].item<double>(), 0.0);  // dy < 0: cost shrinks as dy grows
+}
+
+TEST(PointmassMazeCostTest, AtGoalBeatsOneMetreAway) {
+  const double at_goal = Cost("pointmass_maze", {-1, 1, 0, 0, -1, 1}, {0, 0});
+  const double away = Cost("pointmass_maze", {0, 1, 0, 0, -1, 1}, {0, 0});
+  EXPECT_LT(at_goal, 0.01);
+  EXPECT_LT(at_goal, away);
+}
+
+}  // namespace
+}  // namespace dfmpc::planner
