@@ -1,0 +1,67 @@
+#include "plan_schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace dfmpc::planner {
+namespace {
+
+std::vector<int> Row(const worldmodel::SchedulingMatrix& m, int row) {
+  std::vector<int> levels;
+  for (int t = 0; t < m.horizon(); ++t) levels.push_back(m.level(row, t));
+  return levels;
+}
+
+TEST(PlanScheduleTest, RestingLevelsRoundUpSoOnlyTheFirstTokenIsClean) {
+  // K = 4, H = 8, u = 0.5: ceil(t / 2).
+  EXPECT_EQ(RestingLevels(4, 8, 0.5), (std::vector<int>{0, 1, 1, 2, 2, 3, 3, 4}));
+  // u = 1 is the plain pyramid row K, capped at K.
+  EXPECT_EQ(RestingLevels(3, 5, 1.0), (std::vector<int>{0, 1, 2, 3, 3}));
+  // t * u = 3 * (1/3) must not round up to 2 through a rounding error.
+  EXPECT_EQ(RestingLevels(1, 4, 1.0 / 3.0), (std::vector<int>{0, 1, 1, 1}));
+}
+
+TEST(PlanScheduleTest, FromNoiseStopsAtRestOrCompletesThePyramid) {
+  const worldmodel::SchedulingMatrix to_rest = FromNoiseProgram(2, 3, 1.0, false);
+  ASSERT_EQ(to_rest.rows(), 3);
+  EXPECT_EQ(Row(to_rest, 0), (std::vector<int>{2, 2, 2}));
+  EXPECT_EQ(Row(to_rest, 1), (std::vector<int>{1, 2, 2}));
+  EXPECT_EQ(Row(to_rest, 2), RestingLevels(2, 3, 1.0));
+  const worldmodel::SchedulingMatrix complete = FromNoiseProgram(2, 3, 1.0, true);
+  ASSERT_EQ(complete.rows(), 2 + 2 + 1);  // K + ceil((H - 1) u) + 1
+  EXPECT_EQ(Row(complete, 3), (std::vector<int>{0, 0, 1}));
+  EXPECT_EQ(Row(complete, 4), (std::vector<int>{0, 0, 0}));
+  // The first K + 1 rows of both are the same.
+  for (int row = 0; row < 3; ++row) EXPECT_EQ(Row(complete, row), Row(to_rest, row));
+}
+
+TEST(PlanScheduleTest, WarmStepShiftsRestingLevelsAndReturnsToRest) {
+  // K = 4, H = 8, u = 0.5: rest 0 1 1 2 2 3 3 4; shifted 1 1 2 2 3 3 4 + fresh 4.
+  const worldmodel::SchedulingMatrix one_call = WarmProgram(4, 8, 0.5, 1, 0);
+  ASSERT_EQ(one_call.rows(), 2);
+  EXPECT_EQ(Row(one_call, 0), (std::vector<int>{1, 1, 2, 2, 3, 3, 4, 4}));
+  EXPECT_EQ(Row(one_call, 1), RestingLevels(4, 8, 0.5));
+  // r = 2 re-noises one level (capped at K), then two calls of one level.
+  const worldmodel::SchedulingMatrix two_calls = WarmProgram(4, 8, 0.5, 2, 0);
+  ASSERT_EQ(two_calls.rows(), 3);
+  EXPECT_EQ(Row(two_calls, 0), (std::vector<int>{2, 2, 3, 3, 4, 4, 4, 4}));
+  EXPECT_EQ(Row(two_calls, 1), (std::vector<int>{1, 1, 2, 2, 3, 3, 3, 4}));
+  EXPECT_EQ(Row(two_calls, 2), RestingLevels(4, 8, 0.5));
+  // Extra re-noising with one call: a DDIM jump straight back to rest.
+  const worldmodel::SchedulingMatrix jump = WarmProgram(4, 8, 0.5, 1, 2);
+  EXPECT_EQ(Row(jump, 0), (std::vector<int>{3, 3, 4, 4, 4, 4, 4, 4}));
+  EXPECT_EQ(Row(jump, 1), RestingLevels(4, 8, 0.5));
+}
+
+TEST(PlanScheduleTest, RejectsImpossiblePrograms) {
+  // ceil(H * u) = 2 < K = 4: the fresh token could not enter at pure noise.
+  EXPECT_THROW(WarmProgram(4, 4, 0.5, 1, 0), std::invalid_argument);
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 0, 0), std::invalid_argument);
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, -1), std::invalid_argument);
+  EXPECT_THROW(FromNoiseProgram(0, 8, 0.5, false), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dfmpc::planner
