@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   dfmpc::cli::AddBenchCacheCommand(*bench);
   dfmpc::cli::AddBenchRenderCommand(*bench);
+  dfmpc::cli::AddBenchMpcCommand(*bench);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,209 @@
+// dfmpc bench mpc: per-control-step latency of the planner, replan against
+// warm r = 1, 2, 4, across context lengths and candidate counts, in one run;
+// and a long run that shows the bounded context cache keeps memory flat.
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "dfmpc/envs/env.h"
+#include "dfmpc/planner/planner.h"
+#include "dfmpc/planner/task_cost.h"
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/kv_cache.h"
+#include "planner_policy.h"
+#include "progress_bar.h"
+#include "table.h"
+
+namespace dfmpc::cli {
+namespace {
+
+const char kTask[] = "pendulum_swingup";
+
+struct BenchMpcOptions {
+  std::vector<int> contexts = {16, 64, 256};
+  std::vector<int> candidates = {1, 16};
+  std::vector<int> warm_calls = {1, 2, 4};
+  int horizon = 32;
+  int levels = 8;
+  int steps = 50;
+  int threads = 1;
+  long long long_run = 0;
+  bool skip_table = false;
+  std::string model;
+  std::string csv = "bench_mpc.csv";
+};
+
+// Resident memory of this process in KiB (Linux /proc), or -1.
+long ResidentKib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = -1;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 12, '\n');
+  }
+  return -1;
+}
+
+// The shipped model's architecture with random weights and a window of
+// `context + horizon` tokens: latency does not depend on the weights, and
+// the shipped model was trained on 40-token windows only.
+worldmodel::Checkpoint RandomModel(const worldmodel::Checkpoint& shipped, int window) {
+  worldmodel::Checkpoint checkpoint;
+  checkpoint.info = shipped.info;
+  checkpoint.info.config.max_positions = window;
+  checkpoint.info.train_window = window;
+  checkpoint.normalizer = shipped.normalizer;
+  torch::manual_seed(0);
+  checkpoint.model = worldmodel::DfTransformer(checkpoint.info.config);
+  checkpoint.model->eval();
+  return checkpoint;
+}
+
+struct Measured {
+  std::vector<double> latencies;
+  double token_forwards = 0.0, calls = 0.0;
+};
+
+// Fills the context cache with `context` real steps, then times `steps`.
+Measured Measure(planner::Planner& planner, envs::Env& env, int context, int steps,
+                 ProgressBar& progress, long long& done) {
+  Eigen::VectorXd observation = env.Reset(0);
+  planner.Reset(observation);
+  Measured m;
+  for (int s = 0; s < context + steps; ++s) {
+    observation = env.Step(planner.Act(observation)).observation;
+    progress.Update(++done);
+    if (s < context) continue;
+    const planner::StepStats& stats = planner.last_step();
+    m.latencies.push_back(stats.latency_ms);
+    m.token_forwards += static_cast<double>(stats.token_forwards) / steps;
+    m.calls += static_cast<double>(stats.calls) / steps;
+  }
+  return m;
+}
+
+void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped) {
+  envs::EnvOptions env_options;
+  env_options.episode_length = 1 << 30;  // one long run per configuration
+  auto env = envs::MakeEnv(kTask, env_options);
+  Table table({"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
+               "speedup_p50"});
+  long long total = 0, done = 0;
+  for (int context : o.contexts) {
+    total += static_cast<long long>(o.candidates.size()) * (1 + o.warm_calls.size()) *
+             (context + o.steps);
+  }
+  ProgressBar progress("bench mpc", total);
+  for (int context : o.contexts) {
+    const worldmodel::Checkpoint model = RandomModel(shipped, context + o.horizon);
+    for (int n : o.candidates) {
+      double replan_p50 = 0.0;
+      for (int r = 0; r <= static_cast<int>(o.warm_calls.size()); ++r) {
+        planner::PlannerOptions options;
+        options.horizon = o.horizon;
+        options.num_levels = o.levels;
+        options.candidates = n;
+        options.context_length = context;
+        options.mode = r == 0 ? planner::PlanMode::kReplan : planner::PlanMode::kWarm;
+        if (r > 0) options.calls_per_step = o.warm_calls[r - 1];
+        planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
+        const Measured m = Measure(planner, *env, context, o.steps, progress, done);
+        const double p50 = Percentile(m.latencies, 50);
+        if (r == 0) replan_p50 = p50;
+        table.AddRow({std::to_string(context), std::to_string(n),
+                      r == 0 ? "replan" : "warm r=" + std::to_string(options.calls_per_step),
+                      FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
+                      FormatFixed(p50, 2), FormatFixed(Percentile(m.latencies, 99), 2),
+                      FormatFixed(replan_p50 / p50, 1)});
+      }
+    }
+  }
+  progress.Finish();
+  table.Print(std::cout);
+  table.WriteCsv(o.csv);
+  std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
+}
+
+// Warm r = 1 with the shipped model for `steps` control steps without a
+// reset; prints resident memory early and at the end.
+void RunLongRun(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped) {
+  envs::EnvOptions env_options;
+  env_options.episode_length = 1 << 30;
+  auto env = envs::MakeEnv(kTask, env_options);
+  planner::PlannerOptions options;
+  options.candidates = 1;
+  planner::Planner planner(shipped, planner::MakeTaskCost(kTask), options);
+  Eigen::VectorXd observation = env->Reset(0);
+  planner.Reset(observation);
+  ProgressBar progress("long run, warm r=1 N=1", o.long_run);
+  const long long early = std::min<long long>(1000, o.long_run);
+  long early_kib = 0;
+  for (long long s = 0; s < o.long_run; ++s) {
+    observation = env->Step(planner.Act(observation)).observation;
+    if (s + 1 == early) early_kib = ResidentKib();
+    progress.Update(s + 1);
+  }
+  progress.Finish();
+  const worldmodel::KvCache& cache = planner.context_cache();
+  std::printf("long run: %lld control steps; resident memory after %lld steps %ld KiB, at the "
+              "end %ld KiB; context cache %d tokens (%lld evicted), %lld bytes of storage\n",
+              o.long_run, early, early_kib, ResidentKib(), cache.persistent_size(),
+              static_cast<long long>(cache.evicted()),
+              static_cast<long long>(cache.StorageBytes()));
+}
+
+void RunBenchMpc(BenchMpcOptions o) {
+  if (o.steps < 1 || o.threads < 1 || o.long_run < 0) {
+    throw std::invalid_argument("--steps and --threads must be >= 1, --long-run >= 0");
+  }
+  if (o.model.empty()) o.model = ShippedModelPath(kTask);
+  at::set_num_threads(o.threads);
+  const worldmodel::Checkpoint shipped = worldmodel::LoadCheckpoint(o.model, {kTask, 0});
+  std::fprintf(stderr,
+               "bench mpc: %s architecture (width %d, depth %d), H %d, K %d, %d thread(s), %d "
+               "timed steps per row after filling the context\n",
+               kTask, shipped.info.config.width, shipped.info.config.depth, o.horizon, o.levels,
+               o.threads, o.steps);
+  if (!o.skip_table) RunLatencyTable(o, shipped);
+  if (o.long_run > 0) RunLongRun(o, shipped);
+}
+
+}  // namespace
+
+void AddBenchMpcCommand(CLI::App& bench) {
+  auto options = std::make_shared<BenchMpcOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "mpc", "Planner latency per control step: replan vs warm r = 1, 2, 4; memory over a long run");
+  cmd->add_option("--contexts", options->contexts, "context lengths")->capture_default_str();
+  cmd->add_option("--candidates", options->candidates, "candidate counts N")
+      ->capture_default_str();
+  cmd->add_option("--warm-calls", options->warm_calls, "calls per step r of the warm rows")
+      ->capture_default_str();
+  cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
+  cmd->add_option("--levels", options->levels, "sampling levels K")->capture_default_str();
+  cmd->add_option("--steps", options->steps, "timed control steps per row")->capture_default_str();
+  cmd->add_option("--threads", options->threads, "LibTorch intra-op threads")
+      ->capture_default_str();
+  cmd->add_option("--long-run", options->long_run,
+                  "also run this many warm steps with the shipped model, printing memory")
+      ->capture_default_str();
+  cmd->add_flag("--skip-table", options->skip_table, "only the long run");
+  cmd->add_option("--model", options->model, "model whose architecture is timed (default: shipped)");
+  cmd->add_option("--csv", options->csv, "CSV output of the latency table")->capture_default_str();
+  cmd->callback([options] { RunBenchMpc(*options); });
+}
+
+}  // namespace dfmpc::cli
