@@ -33,7 +33,7 @@ struct BenchMpcOptions {
   std::vector<int> candidates = {1, 16};
   std::vector<int> warm_calls = {1, 2, 4};
   int horizon = 32;
-  int levels = 8;
+  int levels = 16;
   int steps = 50;
   int threads = 1;
   long long long_run = 0;

@@ -48,13 +48,13 @@ std::string SelectionName(Selection selection);
 struct PlannerOptions {
   PlanMode mode = PlanMode::kWarm;
   int horizon = 32;          // H: plan tokens
-  int num_levels = 8;        // K: sampling levels
+  int num_levels = 16;       // K: sampling levels
   double uncertainty = 0.0;  // pyramid u; 0 picks K / H (the whole plan denoises)
   int calls_per_step = 1;    // r (warm mode): re-noise by r - 1 levels, then r calls
   // Warm mode: extra levels the shifted plan is re-noised by before its calls
   // (the last call jumps back). Lets the front of the plan, whose actions are
   // about to run, react to the real observations; see the README's table.
-  int renoise_levels = 2;
+  int renoise_levels = 4;
   int candidates = 16;       // N: plans sampled as one batch
   Selection selection = Selection::kBest;
   double temperature = 0.05;  // MPPI temperature, in units of the summed cost
