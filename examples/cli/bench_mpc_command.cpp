@@ -2,9 +2,9 @@
 // warm r = 1, 2, 4, across context lengths and candidate counts, in one run;
 // and a long run that shows the bounded context cache keeps memory flat.
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -99,8 +99,8 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   envs::EnvOptions env_options;
   env_options.episode_length = 1 << 30;  // one long run per configuration
   auto env = envs::MakeEnv(kTask, env_options);
-  Table table({"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
-               "speedup_p50"});
+  Table table(
+      {"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms", "speedup_p50"});
   long long total = 0, done = 0;
   for (int context : o.contexts) {
     total += static_cast<long long>(o.candidates.size()) * (1 + o.warm_calls.size()) *
@@ -158,11 +158,11 @@ void RunLongRun(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped)
   }
   progress.Finish();
   const worldmodel::KvCache& cache = planner.context_cache();
-  std::printf("long run: %lld control steps; resident memory after %lld steps %ld KiB, at the "
-              "end %ld KiB; context cache %d tokens (%lld evicted), %lld bytes of storage\n",
-              o.long_run, early, early_kib, ResidentKib(), cache.persistent_size(),
-              static_cast<long long>(cache.evicted()),
-              static_cast<long long>(cache.StorageBytes()));
+  std::printf(
+      "long run: %lld control steps; resident memory after %lld steps %ld KiB, at the "
+      "end %ld KiB; context cache %d tokens (%lld evicted), %lld bytes of storage\n",
+      o.long_run, early, early_kib, ResidentKib(), cache.persistent_size(),
+      static_cast<long long>(cache.evicted()), static_cast<long long>(cache.StorageBytes()));
 }
 
 void RunBenchMpc(BenchMpcOptions o) {
@@ -186,10 +186,10 @@ void RunBenchMpc(BenchMpcOptions o) {
 void AddBenchMpcCommand(CLI::App& bench) {
   auto options = std::make_shared<BenchMpcOptions>();
   CLI::App* cmd = bench.add_subcommand(
-      "mpc", "Planner latency per control step: replan vs warm r = 1, 2, 4; memory over a long run");
+      "mpc",
+      "Planner latency per control step: replan vs warm r = 1, 2, 4; memory over a long run");
   cmd->add_option("--contexts", options->contexts, "context lengths")->capture_default_str();
-  cmd->add_option("--candidates", options->candidates, "candidate counts N")
-      ->capture_default_str();
+  cmd->add_option("--candidates", options->candidates, "candidate counts N")->capture_default_str();
   cmd->add_option("--warm-calls", options->warm_calls, "calls per step r of the warm rows")
       ->capture_default_str();
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
@@ -201,7 +201,8 @@ void AddBenchMpcCommand(CLI::App& bench) {
                   "also run this many warm steps with the shipped model, printing memory")
       ->capture_default_str();
   cmd->add_flag("--skip-table", options->skip_table, "only the long run");
-  cmd->add_option("--model", options->model, "model whose architecture is timed (default: shipped)");
+  cmd->add_option("--model", options->model,
+                  "model whose architecture is timed (default: shipped)");
   cmd->add_option("--csv", options->csv, "CSV output of the latency table")->capture_default_str();
   cmd->callback([options] { RunBenchMpc(*options); });
 }

@@ -2,7 +2,6 @@
 // policy on the same initial state; prints returns and per-step latency and
 // writes a trajectory plot, a GIF of the episode and a per-step CSV.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -91,10 +90,11 @@ void RunControl(ControlOptions o) {
   Table table({"policy", "return", "steps", "latency_p50_ms", "latency_p99_ms", "calls_per_step",
                "token_forwards_per_step"});
   table.AddRow({"dfmpc " + mode, FormatFixed(planned.Return(), 1), std::to_string(planned.length()),
-                FormatFixed(Percentile(latencies, 50), 2), FormatFixed(Percentile(latencies, 99), 2),
-                FormatFixed(calls, 2), FormatFixed(forwards, 1)});
-  table.AddRow({"random", FormatFixed(baseline.Return(), 1), std::to_string(baseline.length()),
-                "-", "-", "-", "-"});
+                FormatFixed(Percentile(latencies, 50), 2),
+                FormatFixed(Percentile(latencies, 99), 2), FormatFixed(calls, 2),
+                FormatFixed(forwards, 1)});
+  table.AddRow({"random", FormatFixed(baseline.Return(), 1), std::to_string(baseline.length()), "-",
+                "-", "-", "-"});
   table.Print(std::cout);
 
   const std::string plot = o.out + "/trajectory.png", csv = o.out + "/steps.csv";
@@ -126,8 +126,7 @@ void AddControlCommand(CLI::App& app) {
       ->capture_default_str();
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   cmd->add_option("--seed", options->seed, "episode seed (initial state)")->capture_default_str();
-  cmd->add_option("--steps", options->steps, "control steps in the episode")
-      ->capture_default_str();
+  cmd->add_option("--steps", options->steps, "control steps in the episode")->capture_default_str();
   cmd->add_option("--out", options->out, "directory for trajectory.png, episode.gif, steps.csv")
       ->capture_default_str();
   cmd->add_option("--frame-size", options->frame_size, "GIF frame size in pixels (0: no GIF)")

@@ -1,7 +1,6 @@
 #include "planner_policy.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,8 +21,8 @@ std::string ShippedModelPath(const std::string& task) {
 
 void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   planner::PlannerOptions& o = flags.options;
-  CLI::Option* model = cmd.add_option(
-      "--model", flags.model, "world model checkpoint (default: the task's shipped model)");
+  CLI::Option* model = cmd.add_option("--model", flags.model,
+                                      "world model checkpoint (default: the task's shipped model)");
   if (model_required) model->required();
   cmd.add_option("--mode", flags.mode, "warm (plan cache reused) or replan (from noise)")
       ->check(CLI::IsMember({"warm", "replan"}))

@@ -4,7 +4,6 @@
 #define DFMPC_EXAMPLES_CLI_PLANNER_POLICY_H_
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -60,8 +60,8 @@ void WriteTrajectoryPlot(const std::string& path, const std::string& task, doubl
   plot::Panel returns{"cumulative return", "time (s)", "return", false, {}};
   for (const LabeledEpisode& run : episodes) {
     for (int a = 0; a < action_dim; ++a) {
-      plot::Series series{action_dim == 1 ? run.label : run.label + " a" + std::to_string(a),
-                          {}, {}};
+      plot::Series series{
+          action_dim == 1 ? run.label : run.label + " a" + std::to_string(a), {}, {}};
       for (int t = 0; t < run.episode->actions.rows(); ++t) {
         series.x.push_back(t * control_dt);
         series.y.push_back(run.episode->actions(t, a));

@@ -59,8 +59,7 @@ PlanDenoiser::CallOutput PlanDenoiser::Call(const at::Tensor& window, const at::
   result.clean_estimate = at::where(clean, input, x0);
   if (guide) {
     // Committed tokens before the window are clean and constant.
-    const at::Tensor prefix =
-        at::cat({plan.tokens.narrow(1, 0, begin), result.clean_estimate}, 1);
+    const at::Tensor prefix = at::cat({plan.tokens.narrow(1, 0, begin), result.clean_estimate}, 1);
     cost(prefix).sum().backward();
     result.cost_gradient = input.grad();
     result.clean_estimate = result.clean_estimate.detach();
@@ -102,11 +101,11 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
 
     at::Tensor noise;
     if (options_.eta > 0.0) {
-      noise = at::randn(window.sizes(), generator, at::TensorOptions().dtype(at::kFloat))
-                  .to(device);
+      noise =
+          at::randn(window.sizes(), generator, at::TensorOptions().dtype(at::kFloat)).to(device);
     }
-    at::Tensor stepped = NoiseSchedule::DdimStep(out.clean_estimate, out.eps, ab_from, ab_to,
-                                                 options_.eta, noise);
+    at::Tensor stepped =
+        NoiseSchedule::DdimStep(out.clean_estimate, out.eps, ab_from, ab_to, options_.eta, noise);
     if (out.cost_gradient.defined()) stepped -= options_.guidance_scale * out.cost_gradient;
     window.copy_(at::where(PerToken(moving, device) > 0, stepped, window));
     plan.clean_estimate.narrow(1, committed, count).copy_(out.clean_estimate);

@@ -24,8 +24,7 @@ std::vector<int> RestingLevels(int num_levels, int horizon, double uncertainty) 
   return levels;
 }
 
-SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, double uncertainty,
-                                  bool complete) {
+SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, double uncertainty, bool complete) {
   if (num_levels < 1 || horizon < 1 || !(uncertainty >= 0.0)) {
     throw std::invalid_argument("plan schedule needs K >= 1, H >= 1 and u >= 0");
   }
@@ -46,9 +45,9 @@ SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, in
     throw std::invalid_argument("warm plan needs r >= 1 calls and renoise levels >= 0");
   }
   if (Offset(horizon, uncertainty) < num_levels) {
-    throw std::invalid_argument("warm plan needs ceil(H * u) >= K, got H = " +
-                                std::to_string(horizon) + ", u = " + std::to_string(uncertainty) +
-                                ", K = " + std::to_string(num_levels));
+    throw std::invalid_argument(
+        "warm plan needs ceil(H * u) >= K, got H = " + std::to_string(horizon) +
+        ", u = " + std::to_string(uncertainty) + ", K = " + std::to_string(num_levels));
   }
   const std::vector<int> rest = RestingLevels(num_levels, horizon, uncertainty);
   SchedulingMatrix program(calls + 1, horizon, num_levels);

@@ -38,8 +38,8 @@ worldmodel::SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, doubl
 // the last taking it the rest of the way back to its resting level (a DDIM
 // jump of renoise_levels + 1 levels for r = 1). Requires ceil(H * u) >= K so
 // that the fresh token belongs at level K.
-worldmodel::SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty,
-                                         int calls, int renoise_levels);
+worldmodel::SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
+                                         int renoise_levels);
 
 }  // namespace dfmpc::planner
 

@@ -2,11 +2,9 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <c10/core/GradMode.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -28,8 +26,7 @@ using worldmodel::SchedulingMatrix;
 namespace {
 
 at::Tensor ToTensor(const Eigen::VectorXd& v) {
-  return at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble)
-      .to(at::kFloat);
+  return at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble).to(at::kFloat);
 }
 
 // Rows x cols float tensor (on any device) as an Eigen matrix.
@@ -66,8 +63,8 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   }
   // Checks that the schedule exists (a fresh warm token must enter at level K).
   if (options.mode == PlanMode::kWarm) {
-    WarmProgram(options.num_levels, options.horizon, options.uncertainty,
-                options.calls_per_step, options.renoise_levels);
+    WarmProgram(options.num_levels, options.horizon, options.uncertainty, options.calls_per_step,
+                options.renoise_levels);
   }
   return options;
 }
@@ -76,8 +73,7 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
 
 class Planner::Impl {
  public:
-  Impl(const Checkpoint& checkpoint, std::unique_ptr<TaskCost> cost,
-       const PlannerOptions& options)
+  Impl(const Checkpoint& checkpoint, std::unique_ptr<TaskCost> cost, const PlannerOptions& options)
       : checkpoint_(checkpoint),
         cost_(std::move(cost)),
         options_(Resolve(options, checkpoint)),
@@ -91,13 +87,14 @@ class Planner::Impl {
     if (!cost_) throw std::invalid_argument("planner: no task cost given");
     if (cost_->task() != checkpoint.info.task) {
       throw std::invalid_argument("planner: the model was trained for task '" +
-                                  checkpoint.info.task + "' but the cost is for '" +
-                                  cost_->task() + "'");
+                                  checkpoint.info.task + "' but the cost is for '" + cost_->task() +
+                                  "'");
     }
     if (cost_->observation_dim() != layout.observation_dim ||
         cost_->action_dim() != layout.action_dim) {
-      throw std::invalid_argument("planner: the cost's observation/action sizes do not match "
-                                  "the model's token layout");
+      throw std::invalid_argument(
+          "planner: the cost's observation/action sizes do not match "
+          "the model's token layout");
     }
     // The planner only needs gradients with respect to plan tokens.
     for (at::Tensor& parameter : checkpoint_.model->parameters()) {
@@ -154,8 +151,7 @@ class Planner::Impl {
     has_plan_ = true;
     ++steps_;
     stats_.latency_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return action;
   }
 
@@ -185,9 +181,9 @@ class Planner::Impl {
 
   void CheckObservation(const Eigen::VectorXd& observation) const {
     if (observation.size() != observation_dim()) {
-      throw std::invalid_argument("planner: observation has " +
-                                  std::to_string(observation.size()) + " entries, the " +
-                                  task() + " model expects " + std::to_string(observation_dim()));
+      throw std::invalid_argument("planner: observation has " + std::to_string(observation.size()) +
+                                  " entries, the " + task() + " model expects " +
+                                  std::to_string(observation_dim()));
     }
     if (!observation.allFinite()) {
       throw std::invalid_argument("planner: observation contains NaN or infinite values");
@@ -203,8 +199,8 @@ class Planner::Impl {
     const at::Tensor normalized =
         checkpoint_.normalizer.Normalize(ToTensor(token).to(device())).view({1, 1, -1});
     worldmodel::WindowKeysValues kv;
-    checkpoint_.model->Forward(normalized, at::full({1}, -1, at::TensorOptions(at::kLong).device(device())),
-                               &cache_, &kv);
+    checkpoint_.model->Forward(
+        normalized, at::full({1}, -1, at::TensorOptions(at::kLong).device(device())), &cache_, &kv);
     cache_.Append(kv.keys, kv.values);
   }
 
@@ -226,9 +222,9 @@ class Planner::Impl {
     const int horizon = options_.horizon;
     const at::Tensor kept = plan_.tokens.narrow(1, 1, horizon - 1);
     plan_.tokens = at::cat({kept, Noise(1)}, 1);
-    plan_.clean_estimate = at::cat(
-        {plan_.clean_estimate.narrow(1, 1, horizon - 1), at::zeros_like(plan_.tokens.narrow(1, 0, 1))},
-        1);
+    plan_.clean_estimate = at::cat({plan_.clean_estimate.narrow(1, 1, horizon - 1),
+                                    at::zeros_like(plan_.tokens.narrow(1, 0, 1))},
+                                   1);
     plan_.estimated = std::max(0, plan_.estimated - 1);
     if (options_.calls_per_step == 1 && options_.renoise_levels == 0) return;
     // Forward diffusion from level a to level b >= a: scale by
@@ -330,16 +326,13 @@ Planner::Planner(const Checkpoint& checkpoint, std::unique_ptr<TaskCost> cost,
 Planner::~Planner() = default;
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
-                                           const PlannerOptions& options,
-                                           const std::string& task) {
+                                           const PlannerOptions& options, const std::string& task) {
   const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task, 0});
   return std::make_unique<Planner>(checkpoint, MakeTaskCost(checkpoint.info.task), options);
 }
 
 void Planner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }
-Eigen::VectorXd Planner::Act(const Eigen::VectorXd& observation) {
-  return impl_->Act(observation);
-}
+Eigen::VectorXd Planner::Act(const Eigen::VectorXd& observation) { return impl_->Act(observation); }
 const Plan& Planner::plan() const { return impl_->plan(); }
 const StepStats& Planner::last_step() const { return impl_->last_step(); }
 const PlannerOptions& Planner::options() const { return impl_->options(); }

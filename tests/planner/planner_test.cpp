@@ -223,12 +223,11 @@ TEST(PlannerTest, RejectsImpossibleOptionsAndForeignModels) {
   for (auto breaks : std::vector<void (*)(PlannerOptions&)>{
            [](PlannerOptions& o) { o.horizon = 0; },
            [](PlannerOptions& o) { o.calls_per_step = 0; },
-           [](PlannerOptions& o) { o.candidates = 0; },
-           [](PlannerOptions& o) { o.num_levels = 0; },
+           [](PlannerOptions& o) { o.candidates = 0; }, [](PlannerOptions& o) { o.num_levels = 0; },
            [](PlannerOptions& o) { o.guidance_scale = -1; },
            [](PlannerOptions& o) { o.renoise_levels = -1; },
-           [](PlannerOptions& o) { o.horizon = 64; },         // longer than the model's window
-           [](PlannerOptions& o) { o.context_length = 30; },  // context + plan past the window
+           [](PlannerOptions& o) { o.horizon = 64; },          // longer than the model's window
+           [](PlannerOptions& o) { o.context_length = 30; },   // context + plan past the window
            [](PlannerOptions& o) { o.uncertainty = 0.1; }}) {  // ceil(H u) < K: no warm step
     PlannerOptions options = Small(PlanMode::kWarm);
     breaks(options);

@@ -22,7 +22,6 @@
 #define DFMPC_PLANNER_PLANNER_H_
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,11 +54,11 @@ struct PlannerOptions {
   // (the last call jumps back). Lets the front of the plan, whose actions are
   // about to run, react to the real observations; see the README's table.
   int renoise_levels = 4;
-  int candidates = 16;       // N: plans sampled as one batch
+  int candidates = 16;  // N: plans sampled as one batch
   Selection selection = Selection::kBest;
-  double temperature = 0.05;  // MPPI temperature, in units of the summed cost
+  double temperature = 0.05;    // MPPI temperature, in units of the summed cost
   double guidance_scale = 0.0;  // 0: no cost guidance
-  double eta = 0.0;          // DDIM stochasticity; > 0 keeps warm candidates diverse
+  double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
   // Real tokens the context cache holds: num_sinks pinned first tokens plus a
   // ring of the most recent ones. 0 picks the model's training window minus H,
   // so that context plus plan never exceed what the model was trained on.
@@ -82,10 +81,10 @@ struct Plan {
 };
 
 struct StepStats {
-  int calls = 0;                // model calls spent on the plan
+  int calls = 0;                    // model calls spent on the plan
   std::int64_t token_forwards = 0;  // tokens run through the model, per candidate,
                                     // the appended real token included
-  double latency_ms = 0.0;      // wall time of the whole Act
+  double latency_ms = 0.0;          // wall time of the whole Act
 };
 
 class Planner {
