@@ -1,6 +1,11 @@
 #include "dfmpc/envs/image_io.h"
 
+#include <fcntl.h>
 #include <gif_lib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <stdexcept>
 #include <string>
@@ -103,8 +108,15 @@ void WriteGif(const std::string& path, const std::vector<std::vector<std::uint8_
   if (width > 65535 || height > 65535) throw std::invalid_argument("GIF frames are too large");
   AtomicFile file(path);
   int error = 0;
-  GifFileType* gif = EGifOpenFileName(file.temporary_path().c_str(), false, &error);
+  // giflib would create the file 0600; open it ourselves with the usual
+  // 0666 & ~umask. EGifOpenFileHandle owns the descriptor from here on.
+  const int fd = open(file.temporary_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) {
+    throw std::runtime_error("cannot create GIF '" + path + "': " + std::strerror(errno));
+  }
+  GifFileType* gif = EGifOpenFileHandle(fd, &error);
   if (gif == nullptr) {
+    close(fd);
     throw std::runtime_error("cannot create GIF '" + path + "': " + GifErrorString(error));
   }
   const bool written = PutGif(gif, frames, width, height, delay_centiseconds);

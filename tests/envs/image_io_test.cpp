@@ -1,6 +1,7 @@
 #include "dfmpc/envs/image_io.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -48,9 +49,13 @@ TEST_F(ImageIoTest, WritesPng) {
 
 TEST_F(ImageIoTest, WritesAnimatedGif) {
   const fs::path path = dir_ / "clip.gif";
+  const mode_t old_mask = umask(022);
   WriteGif(path.string(), {Gradient(6, 5, 0), Gradient(6, 5, 40), Gradient(6, 5, 80)}, 6, 5);
+  umask(old_mask);
   EXPECT_EQ(Head(path, 6), "GIF89a");
   EXPECT_GT(fs::file_size(path), 100u);
+  // Like any other output, not private to the writer (giflib alone makes 0600).
+  EXPECT_NE(fs::status(path).permissions() & fs::perms::others_read, fs::perms::none);
 }
 
 TEST_F(ImageIoTest, RejectsBadInput) {
