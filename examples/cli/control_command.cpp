@@ -67,7 +67,6 @@ void RunControl(ControlOptions o) {
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
-  if (o.planner.model.empty()) o.planner.model = ShippedModelPath(o.task);
   envs::EnvOptions env_options;
   env_options.episode_length = o.steps;
   auto env = envs::MakeEnv(o.task, env_options);

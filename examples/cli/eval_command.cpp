@@ -57,9 +57,7 @@ void RunEval(const EvalOptions& o) {
   std::unique_ptr<PlannerPolicy> planner;
   std::unique_ptr<envs::Policy> baseline;
   if (o.policy == "dfmpc") {
-    PlannerFlags flags = o.planner;
-    if (flags.model.empty()) flags.model = ShippedModelPath(o.task);
-    planner = MakePlannerPolicy(flags, o.task);
+    planner = MakePlannerPolicy(o.planner, o.task);
   } else {
     baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
   }

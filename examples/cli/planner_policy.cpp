@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <stdexcept>
 #include <limits>
 #include <utility>
 
@@ -62,8 +64,16 @@ Eigen::VectorXd PlannerPolicy::Act(const Eigen::VectorXd& observation) {
 
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                                  const std::string& task) {
+  std::string model = flags.model;
+  if (model.empty()) {
+    model = ShippedModelPath(task);
+    if (!std::filesystem::exists(model)) {
+      throw std::invalid_argument("no shipped model for task '" + task + "' (" + model +
+                                  "); train one with `dfmpc train` and pass --model");
+    }
+  }
   return std::make_unique<PlannerPolicy>(
-      planner::Planner::FromFile(flags.model, flags.Resolve(), task));
+      planner::Planner::FromFile(model, flags.Resolve(), task));
 }
 
 double Percentile(std::vector<double> values, double p) {

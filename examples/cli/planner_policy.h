@@ -57,7 +57,8 @@ class PlannerPolicy final : public envs::Policy {
   std::vector<StepRecord> records_;
 };
 
-// Loads the model of `flags` for `task` (a model for another task is an error).
+// Loads the model of `flags` for `task`, the task's shipped model when none
+// is given (a missing shipped model or a model for another task is an error).
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                                  const std::string& task);
 
