@@ -24,6 +24,7 @@ class MujocoEnv final : public Env {
   const BoxSpec& observation_spec() const override { return observation_spec_; }
   const BoxSpec& action_spec() const override { return action_spec_; }
   double control_timestep() const override;
+  int action_repeat() const override { return options_.action_repeat; }
   int episode_length() const override { return options_.episode_length; }
   int step_count() const override { return step_count_; }
 

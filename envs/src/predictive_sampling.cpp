@@ -20,7 +20,8 @@ void Validate(const PredictiveSamplingOptions& options) {
 
 }  // namespace
 
-PredictiveSamplingOptions OracleOptions(const std::string& task) {
+PredictiveSamplingOptions OracleOptions(const std::string& task, int action_repeat) {
+  if (action_repeat < 1) throw std::invalid_argument("oracle: action_repeat must be >= 1");
   PredictiveSamplingOptions options;
   if (task == "pendulum_swingup") {
     options.horizon = 60;
@@ -43,6 +44,9 @@ PredictiveSamplingOptions OracleOptions(const std::string& task) {
     options.num_samples = 24;
     options.noise_std = 0.5;
   }
+  options.horizon = std::max(2, static_cast<int>(std::lround(static_cast<double>(options.horizon) /
+                                                            action_repeat)));
+  options.num_knots = std::min(options.num_knots, options.horizon);
   return options;
 }
 

@@ -30,7 +30,7 @@ const char kTask[] = "pendulum_swingup";
 
 struct BenchMpcOptions {
   std::vector<int> contexts = {16, 64, 256};
-  std::vector<int> candidates = {1, 16};
+  std::vector<int> candidates = {1, 8, 16};
   std::vector<int> warm_calls = {1, 2, 4};
   int horizon = 32;
   int levels = 16;

@@ -67,10 +67,11 @@ void RunControl(ControlOptions o) {
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
+  auto policy = MakePlannerPolicy(o.planner, o.task);
   envs::EnvOptions env_options;
   env_options.episode_length = o.steps;
+  env_options.action_repeat = policy->planner().action_repeat();
   auto env = envs::MakeEnv(o.task, env_options);
-  auto policy = MakePlannerPolicy(o.planner, o.task);
   std::filesystem::create_directories(o.out);
 
   const std::string mode = o.planner.mode;

@@ -1,6 +1,7 @@
 // dfmpc eval: closed-loop returns of a policy over several episodes.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -24,7 +25,7 @@ struct EvalOptions {
   std::string policy = "oracle";
   int episodes = 10;
   std::uint64_t seed = 0;
-  int action_repeat = 1;
+  int action_repeat = 0;  // 0: the model's for dfmpc, else 1
   int threads = 1;
   std::string csv;
   PlannerFlags planner;  // for --policy dfmpc
@@ -51,16 +52,15 @@ void PrintPlannerCost(const PlannerPolicy& policy) {
 
 void RunEval(const EvalOptions& o) {
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
-  envs::EnvOptions env_options;
-  env_options.action_repeat = o.action_repeat;
-  auto env = envs::MakeEnv(o.task, env_options);
+  if (o.action_repeat < 0) throw std::invalid_argument("--action-repeat must be >= 0");
   std::unique_ptr<PlannerPolicy> planner;
+  if (o.policy == "dfmpc") planner = MakePlannerPolicy(o.planner, o.task);
+  envs::EnvOptions env_options;
+  env_options.action_repeat = planner ? PlannerActionRepeat(planner->planner(), o.action_repeat)
+                                      : std::max(1, o.action_repeat);
+  auto env = envs::MakeEnv(o.task, env_options);
   std::unique_ptr<envs::Policy> baseline;
-  if (o.policy == "dfmpc") {
-    planner = MakePlannerPolicy(o.planner, o.task);
-  } else {
-    baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
-  }
+  if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
   envs::Policy& policy = planner ? static_cast<envs::Policy&>(*planner) : *baseline;
 
   Table table({"episode", "seed", "return", "success"});
@@ -114,7 +114,8 @@ void AddEvalCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--episodes", options->episodes, "episodes")->capture_default_str();
   cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")->capture_default_str();
-  cmd->add_option("--action-repeat", options->action_repeat, "physics steps per control step")
+  cmd->add_option("--action-repeat", options->action_repeat,
+                  "physics steps per control step (0: the model's for dfmpc, else 1)")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV");

@@ -42,6 +42,7 @@ struct EvalModelOptions {
   int context = 8;
   int horizon = 32;
   int steps = 16;
+  double uncertainty = 1.0;
   int episodes = 0;  // 0: every validation episode
   int starts = 4;
   double validation_fraction = 0.1;
@@ -209,6 +210,12 @@ void RunEvalModel(const EvalModelOptions& o) {
 
   const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
   worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(o.model, {dataset.info.task, 0});
+  if (checkpoint.info.action_repeat != dataset.info.action_repeat) {
+    throw std::invalid_argument(o.model + " was trained on " +
+                                std::to_string(checkpoint.info.action_repeat) +
+                                " physics step(s) per control step, " + o.data + " holds " +
+                                std::to_string(dataset.info.action_repeat));
+  }
   const worldmodel::TokenLayout& layout = checkpoint.info.layout;
   if (layout.action_dim != dataset.info.action_size ||
       layout.observation_dim != dataset.info.observation_size) {
@@ -250,6 +257,7 @@ void RunEvalModel(const EvalModelOptions& o) {
   worldmodel::SampleOptions sample;
   sample.schedule = worldmodel::ScheduleKind::kPyramid;
   sample.num_levels = o.steps;
+  sample.uncertainty = o.uncertainty;
   sample.horizon = o.horizon;
   sample.cache_mode = worldmodel::CacheMode::kExact;
   sample.prediction = checkpoint.info.prediction;
@@ -290,6 +298,10 @@ void AddEvalModelCommand(CLI::App& app) {
   cmd->add_option("--context", o->context, "real context tokens (S)")->capture_default_str();
   cmd->add_option("--horizon", o->horizon, "generated tokens (H)")->capture_default_str();
   cmd->add_option("--steps", o->steps, "sampling levels (K)")->capture_default_str();
+  cmd->add_option("--uncertainty", o->uncertainty,
+                  "pyramid slope u: levels between neighbouring tokens (K: autoregressive)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--episodes", o->episodes, "validation episodes used (0: all)")
       ->capture_default_str();
   cmd->add_option("--starts-per-episode", o->starts, "start points per episode")

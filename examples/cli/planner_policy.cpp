@@ -76,6 +76,16 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
       planner::Planner::FromFile(model, flags.Resolve(), task));
 }
 
+int PlannerActionRepeat(const planner::Planner& planner, int requested) {
+  const int trained = planner.action_repeat();
+  if (requested != 0 && requested != trained) {
+    throw std::invalid_argument("--action-repeat " + std::to_string(requested) +
+                                " does not match the model, which was trained on " +
+                                std::to_string(trained) + " physics step(s) per control step");
+  }
+  return trained;
+}
+
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::sort(values.begin(), values.end());

@@ -62,6 +62,11 @@ class PlannerPolicy final : public envs::Policy {
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                                  const std::string& task);
 
+// Physics steps per control step of an environment `planner` controls: the
+// model's own when `requested` is 0; any other value that differs from it
+// is an error (the model would predict at the wrong control rate).
+int PlannerActionRepeat(const planner::Planner& planner, int requested);
+
 // p-th percentile (0..100, nearest rank) of `values`; NaN when empty.
 double Percentile(std::vector<double> values, double p);
 

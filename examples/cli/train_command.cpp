@@ -73,6 +73,7 @@ void RunTrain(TrainCommandOptions o) {
   info.config.max_positions = o.trainer.window;
   info.prediction = o.trainer.prediction;
   info.train_window = o.trainer.window;
+  info.action_repeat = dataset.info.action_repeat;
   info.notes = o.command_line;
   const worldmodel::NoiseSchedule schedule(info.config.num_timesteps, info.beta);
   info.num_timesteps = schedule.num_timesteps();

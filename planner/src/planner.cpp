@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <chrono>
@@ -104,6 +105,7 @@ class Planner::Impl {
 
   void Reset(const Eigen::VectorXd& observation) {
     CheckObservation(observation);
+    c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
     cache_.Clear();
     generator_ = at::detail::createCPUGenerator(options_.seed);
@@ -120,6 +122,7 @@ class Planner::Impl {
     const auto start = std::chrono::steady_clock::now();
     if (!reset_) throw std::invalid_argument("planner: Act called before Reset");
     CheckObservation(observation);
+    c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
     stats_ = StepStats{};
     if (steps_ > 0) {
@@ -161,6 +164,7 @@ class Planner::Impl {
   const std::string& task() const { return checkpoint_.info.task; }
   int observation_dim() const { return checkpoint_.info.layout.observation_dim; }
   int action_dim() const { return checkpoint_.info.layout.action_dim; }
+  int action_repeat() const { return checkpoint_.info.action_repeat; }
   int64_t steps() const { return steps_; }
   const KvCache& context_cache() const { return cache_; }
 
@@ -191,6 +195,12 @@ class Planner::Impl {
   }
 
   // Appends the real token [a_{s-1}, o_s, o_s - o_{s-1}] with one forward.
+  // Without guidance nothing needs autograd, and inference mode also skips
+  // the version counting and view tracking that dominate a small op's cost.
+  // Plan and cache tensors are then inference tensors, so a planner never
+  // mixes the two modes: guidance is fixed by its options.
+  bool InferenceAllowed() const { return options_.guidance_scale == 0.0; }
+
   void AppendReal(const Eigen::VectorXd& observation, const Eigen::VectorXd& previous) {
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
     Eigen::VectorXd token(token_dim());
@@ -339,6 +349,7 @@ const PlannerOptions& Planner::options() const { return impl_->options(); }
 const std::string& Planner::task() const { return impl_->task(); }
 int Planner::observation_dim() const { return impl_->observation_dim(); }
 int Planner::action_dim() const { return impl_->action_dim(); }
+int Planner::action_repeat() const { return impl_->action_repeat(); }
 int64_t Planner::steps() const { return impl_->steps(); }
 const KvCache& Planner::context_cache() const { return impl_->context_cache(); }
 

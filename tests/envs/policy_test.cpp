@@ -33,6 +33,23 @@ TEST(PolicyTest, RandomPolicyStaysInBoundsAndRepeats) {
   }
 }
 
+// The oracle looks ahead a span of simulated time, whatever the control rate.
+TEST(PolicyTest, OracleHorizonIsSimulatedTime) {
+  const PredictiveSamplingOptions base = OracleOptions("cartpole_swingup");
+  const PredictiveSamplingOptions coarse = OracleOptions("cartpole_swingup", 4);
+  EXPECT_EQ(base.horizon, 100);
+  EXPECT_EQ(coarse.horizon, 25);
+  EXPECT_EQ(coarse.num_knots, base.num_knots);
+  EXPECT_EQ(coarse.num_samples, base.num_samples);
+  EXPECT_EQ(OracleOptions("pendulum_swingup", 3).horizon, 20);
+  // Knots never outnumber the horizon's control steps.
+  const PredictiveSamplingOptions coarsest = OracleOptions("reacher", 20);
+  EXPECT_EQ(coarsest.horizon, 2);
+  EXPECT_EQ(coarsest.num_knots, 2);
+  EXPECT_THROW(OracleOptions("pendulum_swingup", 0), std::invalid_argument);
+  EXPECT_EQ(MakeEnv("cartpole_swingup", EnvOptions{4, 10})->action_repeat(), 4);
+}
+
 TEST(PolicyTest, OracleBeatsRandomOnPendulum) {
   auto env = ShortPendulum(300);
   PredictiveSamplingPolicy oracle(*env, SmallBudget());

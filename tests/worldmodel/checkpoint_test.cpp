@@ -98,7 +98,9 @@ TEST(TokensTest, NormalizerFitsAndRoundTrips) {
 TEST(CheckpointTest, RoundTripGivesIdenticalOutputs) {
   DfTransformer model = testing::TinyModel(5);
   const std::string path = TempPath("roundtrip.pt");
-  SaveCheckpoint(path, TinyInfo(), TinyNormalizer(), *model);
+  ModelInfo info = TinyInfo();
+  info.action_repeat = 4;
+  SaveCheckpoint(path, info, TinyNormalizer(), *model);
   Checkpoint loaded = LoadCheckpoint(path, {"pendulum_swingup", 5});
   const auto x = torch::randn({2, 6, 5});
   const auto steps = torch::tensor({-1, -1, 10, 200, 999, 500}, torch::kLong);
@@ -110,6 +112,7 @@ TEST(CheckpointTest, RoundTripGivesIdenticalOutputs) {
   EXPECT_EQ(loaded.info.layout.action_dim, 1);
   EXPECT_TRUE(loaded.info.layout.observation_deltas);
   EXPECT_EQ(loaded.info.train_window, 16);
+  EXPECT_EQ(loaded.info.action_repeat, 4);
   EXPECT_EQ(loaded.info.library_version, LibraryVersion());
   EXPECT_NE(DescribeCheckpoint(loaded).find("pendulum_swingup"), std::string::npos);
 }
@@ -157,6 +160,11 @@ TEST(CheckpointTest, FailedSaveLeavesNoFile) {
   EXPECT_THROW(SaveCheckpoint(TempPath("wrong.pt"), wrong, TinyNormalizer(), *model),
                std::invalid_argument);
   EXPECT_FALSE(std::filesystem::exists(TempPath("wrong.pt")));
+  ModelInfo no_rate = TinyInfo();
+  no_rate.action_repeat = 0;
+  EXPECT_THROW(SaveCheckpoint(TempPath("no_rate.pt"), no_rate, TinyNormalizer(), *model),
+               std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(TempPath("no_rate.pt")));
 }
 
 }  // namespace

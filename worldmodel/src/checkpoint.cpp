@@ -29,6 +29,7 @@ nlohmann::json ToJson(const ModelInfo& info) {
           {"beta_schedule", BetaName(info.beta)},
           {"prediction", PredictionName(info.prediction)},
           {"train_window", info.train_window},
+          {"action_repeat", info.action_repeat},
           {"notes", info.notes}};
 }
 
@@ -52,6 +53,9 @@ ModelInfo FromJson(const nlohmann::json& j) {
   info.beta = ParseBetaSchedule(j.at("beta_schedule").get<std::string>());
   info.prediction = ParsePrediction(j.at("prediction").get<std::string>());
   info.train_window = j.at("train_window").get<int>();
+  // Absent in files written before control rates were recorded: all of
+  // those were trained on one physics step per control step.
+  info.action_repeat = j.value("action_repeat", 1);
   info.notes = j.at("notes").get<std::string>();
   return info;
 }
@@ -62,6 +66,9 @@ const char* LibraryVersion() { return DFMPC_VERSION; }
 
 void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normalizer& normalizer,
                     DfTransformerImpl& model) {
+  if (info.action_repeat < 1) {
+    throw std::invalid_argument("SaveCheckpoint: action_repeat must be >= 1");
+  }
   if (normalizer.dim() != info.config.token_dim ||
       info.layout.token_dim() != info.config.token_dim) {
     throw std::invalid_argument(
@@ -77,6 +84,10 @@ Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& 
     checkpoint.info = FromJson(opened.metadata);
   } catch (const nlohmann::json::exception& e) {
     FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
+  }
+  if (checkpoint.info.action_repeat < 1) {
+    FailCheckpoint(path, "corrupt metadata: action_repeat " +
+                             std::to_string(checkpoint.info.action_repeat) + " is not >= 1");
   }
   CheckExpectation(path, checkpoint.info.task, checkpoint.info.config.token_dim, expect);
   try {
@@ -106,6 +117,7 @@ std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
       << "noise:           " << BetaName(info.beta) << " schedule, " << info.num_timesteps
       << " timesteps, predicts " << PredictionName(info.prediction) << "\n"
       << "train window:    " << info.train_window << " tokens\n"
+      << "action repeat:   " << info.action_repeat << " physics steps per control step\n"
       << "format version:  " << info.format_version << " (library " << info.library_version
       << ")\n";
   if (!info.notes.empty()) out << "notes:           " << info.notes << "\n";

@@ -55,6 +55,8 @@ class Env {
   virtual const BoxSpec& action_spec() const = 0;
   // Seconds of simulated time per control step.
   virtual double control_timestep() const = 0;
+  // Physics steps per control step (EnvOptions::action_repeat).
+  virtual int action_repeat() const = 0;
   virtual int episode_length() const = 0;
   // Control steps taken since the last Reset.
   virtual int step_count() const = 0;

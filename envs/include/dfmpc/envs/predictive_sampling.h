@@ -30,8 +30,11 @@ struct PredictiveSamplingOptions {
   std::uint64_t seed = 0;
 };
 
-// Settings tuned per task for the oracle's reported returns.
-PredictiveSamplingOptions OracleOptions(const std::string& task);
+// Settings tuned per task for the oracle's reported returns, at one physics
+// step per control step. The look-ahead is a span of simulated time: with
+// `action_repeat` physics steps per control step the horizon shrinks to
+// round(horizon / action_repeat) control steps (knots capped at that).
+PredictiveSamplingOptions OracleOptions(const std::string& task, int action_repeat = 1);
 
 class PredictiveSamplingPolicy final : public Policy {
  public:

@@ -54,7 +54,7 @@ struct PlannerOptions {
   // (the last call jumps back). Lets the front of the plan, whose actions are
   // about to run, react to the real observations; see the README's table.
   int renoise_levels = 4;
-  int candidates = 16;  // N: plans sampled as one batch
+  int candidates = 8;  // N: plans sampled as one batch
   Selection selection = Selection::kBest;
   double temperature = 0.05;    // MPPI temperature, in units of the summed cost
   double guidance_scale = 0.0;  // 0: no cost guidance
@@ -118,6 +118,9 @@ class Planner {
   const std::string& task() const;
   int observation_dim() const;
   int action_dim() const;
+  // Physics steps per control step of the model's training data: Act must
+  // be called at that control rate.
+  int action_repeat() const;
   // Control steps since Reset.
   std::int64_t steps() const;
   const worldmodel::KvCache& context_cache() const;

@@ -25,6 +25,7 @@ struct ModelInfo {
   BetaSchedule beta = BetaSchedule::kCosine;
   Prediction prediction = Prediction::kV;
   int train_window = 0;        // tokens per training window
+  int action_repeat = 1;       // physics steps per control step of the data
   std::string notes;           // free text, e.g. the training command
   int format_version = kCheckpointFormatVersion;
   std::string library_version;  // filled in when saving
