@@ -44,7 +44,7 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   cmd.add_option("--guidance", o.guidance_scale, "cost guidance scale (0: off)")
       ->capture_default_str();
   cmd.add_option("--eta", o.eta, "DDIM stochasticity")->capture_default_str();
-  cmd.add_option("--context", o.context_length, "context tokens kept (0: window - H)")
+  cmd.add_option("--context", o.context_length, "real tokens the plan attends to (0: window - H)")
       ->capture_default_str();
   cmd.add_option("--sinks", o.num_sinks, "pinned first context tokens")->capture_default_str();
   cmd.add_option("--planner-seed", o.seed, "planner noise seed")->capture_default_str();

@@ -19,7 +19,8 @@ struct PlanDenoiser::CallOutput {
   at::Tensor clean_estimate;  // [N, count, d]: x0, or the token itself where clean
   at::Tensor eps;             // [N, count, d]
   at::Tensor cost_gradient;   // [N, count, d], or undefined without guidance
-  WindowKeysValues kv;
+  WindowKeysValues kv;        // of the plan tokens
+  WindowKeysValues real_kv;   // of the newest real token (batch 1), if it led
 };
 
 namespace {
@@ -31,11 +32,26 @@ at::Tensor PerToken(const std::vector<double>& values, const at::Device& device)
       .to(device, at::kFloat);
 }
 
-std::vector<at::Tensor> Prefix(const std::vector<at::Tensor>& per_layer, int64_t count) {
-  std::vector<at::Tensor> prefix;
-  prefix.reserve(per_layer.size());
-  for (const at::Tensor& t : per_layer) prefix.push_back(t.narrow(2, 0, count).detach());
-  return prefix;
+// Tokens [begin, begin + count) of every layer's keys or values, detached.
+std::vector<at::Tensor> Tokens(const std::vector<at::Tensor>& per_layer, int64_t begin,
+                               int64_t count) {
+  std::vector<at::Tensor> tokens;
+  tokens.reserve(per_layer.size());
+  for (const at::Tensor& t : per_layer) tokens.push_back(t.narrow(2, begin, count).detach());
+  return tokens;
+}
+
+// Splits the keys or values of a window led by the newest real token: the
+// real token's (first candidate: all candidates hold the same token) and the
+// plan tokens' views.
+std::vector<at::Tensor> SplitLead(std::vector<at::Tensor>& per_layer) {
+  std::vector<at::Tensor> lead;
+  lead.reserve(per_layer.size());
+  for (at::Tensor& t : per_layer) {
+    lead.push_back(t.narrow(0, 0, 1).narrow(2, 0, 1).detach());
+    t = t.narrow(2, 1, t.size(2) - 1);
+  }
+  return lead;
 }
 
 }  // namespace
@@ -47,13 +63,23 @@ PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model, const NoiseSche
 PlanDenoiser::CallOutput PlanDenoiser::Call(const at::Tensor& window, const at::Tensor& timesteps,
                                             const at::Tensor& alpha_bars, const PlanBatch& plan,
                                             int begin, worldmodel::KvCache& cache,
-                                            const PlanCost& cost) const {
+                                            const PlanCost& cost,
+                                            const at::Tensor& newest_real) const {
   const bool guide = options_.guidance_scale > 0.0;
   const at::Tensor clean = (timesteps < 0).view({1, -1, 1});
   CallOutput result;
   c10::AutoGradMode grad_mode(guide);
   const at::Tensor input = guide ? window.detach().requires_grad_(true) : window;
-  const at::Tensor out = model_.Forward(input, timesteps, &cache, &result.kv);
+  at::Tensor out;
+  if (newest_real.defined()) {
+    const at::Tensor led = at::cat({newest_real.expand({input.size(0), 1, input.size(2)}), input}, 1);
+    const at::Tensor steps = at::cat({at::full({1}, -1, timesteps.options()), timesteps});
+    out = model_.Forward(led, steps, &cache, &result.kv).narrow(1, 1, input.size(1));
+    result.real_kv.keys = SplitLead(result.kv.keys);
+    result.real_kv.values = SplitLead(result.kv.values);
+  } else {
+    out = model_.Forward(input, timesteps, &cache, &result.kv);
+  }
   at::Tensor x0;
   NoiseSchedule::ToX0AndEps(options_.prediction, input, out, alpha_bars, &x0, &result.eps);
   result.clean_estimate = at::where(clean, input, x0);
@@ -70,10 +96,11 @@ PlanDenoiser::CallOutput PlanDenoiser::Call(const at::Tensor& window, const at::
 
 DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
-                                const PlanCost& cost) const {
+                                const PlanCost& cost, const at::Tensor& newest_real) const {
   const at::Device device = plan.tokens.device();
   const int horizon = program.horizon();
   DenoiseCounts counts;
+  at::Tensor pending = newest_real;  // until it has led a call
   int committed = 0;  // plan tokens whose keys and values are in the scratch region
   for (int row = 0; row < program.num_calls(); ++row) {
     int last = -1;
@@ -97,7 +124,13 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
     const at::Tensor timesteps = at::tensor(steps, at::kLong).to(device);
     const at::Tensor ab_from = PerToken(from, device), ab_to = PerToken(to, device);
     at::Tensor window = plan.tokens.narrow(1, committed, count);
-    CallOutput out = Call(window, timesteps, ab_from, plan, committed, cache, cost);
+    CallOutput out = Call(window, timesteps, ab_from, plan, committed, cache, cost, pending);
+    if (pending.defined()) {
+      // Into the persistent region before any scratch commit of this step.
+      cache.Append(out.real_kv.keys, out.real_kv.values);
+      pending = at::Tensor();
+      ++counts.token_forwards;
+    }
 
     at::Tensor noise;
     if (options_.eta > 0.0) {
@@ -118,9 +151,16 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
     int clean = 0;
     while (clean < count && program.level(row, committed + clean) == 0) ++clean;
     if (clean > 0) {
-      cache.AppendScratch(Prefix(out.kv.keys, clean), Prefix(out.kv.values, clean));
+      cache.AppendScratch(Tokens(out.kv.keys, 0, clean), Tokens(out.kv.values, 0, clean));
       committed += clean;
     }
+  }
+  if (pending.defined()) {  // no call ran: the token gets a forward of its own
+    WindowKeysValues kv;
+    model_.Forward(pending, at::full({1}, -1, at::TensorOptions(at::kLong).device(device)),
+                   &cache, &kv);
+    cache.Append(Tokens(kv.keys, 0, 1), Tokens(kv.values, 0, 1));
+    ++counts.token_forwards;
   }
   return counts;
 }

@@ -6,6 +6,13 @@
 // starts have their keys and values committed to the cache's scratch region
 // and are not run again, and tokens after the last moving one are skipped.
 // The caller rolls the scratch back after the step.
+//
+// The newest real token rides along: it is prepended to the window of the
+// first call that runs (as a clean token, batch-broadcast), and its keys and
+// values are appended to the cache's persistent region right after that
+// call. One forward then serves both the context update and the plan, which
+// saves a whole forward's operator overhead per control step; the token
+// attends to exactly what it would in a forward of its own.
 #ifndef DFMPC_PLANNER_PLAN_DENOISER_H_
 #define DFMPC_PLANNER_PLAN_DENOISER_H_
 
@@ -59,17 +66,22 @@ class PlanDenoiser {
 
   // Applies every call of `program` (row 0 must hold the plan's current
   // levels). `cost` is used for guidance when its scale is positive.
+  // `newest_real` ([1, 1, d], normalized) is appended to the context first
+  // (see above); undefined for none. Its forward is counted.
   DenoiseCounts Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
-                    worldmodel::KvCache& cache, at::Generator& generator,
-                    const PlanCost& cost) const;
+                    worldmodel::KvCache& cache, at::Generator& generator, const PlanCost& cost,
+                    const at::Tensor& newest_real) const;
 
  private:
   // Model output for `window` (with the cost gradient with respect to it when
   // guiding), keys and values to commit, and clean estimates.
+  // With `newest_real` defined it leads the window; its keys and values come
+  // back separately and every other output covers the plan tokens only.
   struct CallOutput;
   CallOutput Call(const at::Tensor& window, const at::Tensor& timesteps,
                   const at::Tensor& alpha_bars, const PlanBatch& plan, int begin,
-                  worldmodel::KvCache& cache, const PlanCost& cost) const;
+                  worldmodel::KvCache& cache, const PlanCost& cost,
+                  const at::Tensor& newest_real) const;
 
   worldmodel::DfTransformerImpl& model_;
   const worldmodel::NoiseSchedule& schedule_;

@@ -51,16 +51,16 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   const int window = checkpoint.info.train_window > 0 ? checkpoint.info.train_window
                                                       : checkpoint.model->config().max_positions;
   if (options.context_length == 0) options.context_length = window - options.horizon;
-  if (options.context_length < 1 || options.context_length + options.horizon > window) {
+  if (options.context_length < 2 || options.context_length + options.horizon > window) {
     throw std::invalid_argument(
         "planner: context length " + std::to_string(options.context_length) + " plus horizon " +
         std::to_string(options.horizon) + " must fit the " + std::to_string(window) +
-        " tokens the model was trained on, with at least one context token");
+        " tokens the model was trained on, with at least two context tokens");
   }
-  if (options.num_sinks >= options.context_length) {
+  if (options.num_sinks >= options.context_length - 1) {
     throw std::invalid_argument("planner: sinks (" + std::to_string(options.num_sinks) +
-                                ") must be fewer than the context length (" +
-                                std::to_string(options.context_length) + ")");
+                                ") must be fewer than the context length minus one (" +
+                                std::to_string(options.context_length - 1) + ")");
   }
   // Checks that the schedule exists (a fresh warm token must enter at level K).
   if (options.mode == PlanMode::kWarm) {
@@ -113,7 +113,7 @@ class Planner::Impl {
     steps_ = 0;
     last_action_ = Eigen::VectorXd::Zero(action_dim());
     // The first token carries a zero action and a zero change, as in training.
-    AppendReal(observation, observation);
+    newest_real_ = RealToken(observation, observation);
     last_observation_ = observation;
     reset_ = true;
   }
@@ -125,10 +125,7 @@ class Planner::Impl {
     c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
     stats_ = StepStats{};
-    if (steps_ > 0) {
-      AppendReal(observation, last_observation_);
-      stats_.token_forwards += 1;
-    }
+    if (steps_ > 0) newest_real_ = RealToken(observation, last_observation_);
     last_observation_ = observation;
 
     const bool warm = options_.mode == PlanMode::kWarm && has_plan_;
@@ -142,9 +139,10 @@ class Planner::Impl {
     } else {
       StartFromNoise();
     }
-    const DenoiseCounts counts =
-        denoiser_.Run(program, plan_, cache_, generator_,
-                      [this](const at::Tensor& prefix) { return PrefixCost(prefix); });
+    const DenoiseCounts counts = denoiser_.Run(
+        program, plan_, cache_, generator_,
+        [this](const at::Tensor& prefix) { return PrefixCost(prefix); }, newest_real_);
+    newest_real_ = at::Tensor();  // now in the context cache
     cache_.RollbackScratch();
     stats_.calls = counts.calls;
     stats_.token_forwards += counts.token_forwards;
@@ -171,7 +169,8 @@ class Planner::Impl {
  private:
   worldmodel::KvCacheOptions CacheOptions() const {
     worldmodel::KvCacheOptions cache = checkpoint_.model->CacheOptions();
-    cache.capacity = options_.context_length;
+    // The newest real token rides in each step's first call (PlanDenoiser).
+    cache.capacity = options_.context_length - 1;
     cache.num_sinks = options_.num_sinks;
     cache.evict = true;
     cache.scratch_capacity = options_.horizon;
@@ -201,17 +200,13 @@ class Planner::Impl {
   // mixes the two modes: guidance is fixed by its options.
   bool InferenceAllowed() const { return options_.guidance_scale == 0.0; }
 
-  void AppendReal(const Eigen::VectorXd& observation, const Eigen::VectorXd& previous) {
+  // The real token [a_{s-1}, o_s, o_s - o_{s-1}], normalized, [1, 1, d].
+  at::Tensor RealToken(const Eigen::VectorXd& observation, const Eigen::VectorXd& previous) const {
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
     Eigen::VectorXd token(token_dim());
     token << last_action_, observation;
     if (layout.observation_deltas) token.tail(layout.observation_dim) = observation - previous;
-    const at::Tensor normalized =
-        checkpoint_.normalizer.Normalize(ToTensor(token).to(device())).view({1, 1, -1});
-    worldmodel::WindowKeysValues kv;
-    checkpoint_.model->Forward(
-        normalized, at::full({1}, -1, at::TensorOptions(at::kLong).device(device())), &cache_, &kv);
-    cache_.Append(kv.keys, kv.values);
+    return checkpoint_.normalizer.Normalize(ToTensor(token).to(device())).view({1, 1, -1});
   }
 
   at::Tensor Noise(int64_t tokens) {
@@ -325,6 +320,7 @@ class Planner::Impl {
   int64_t steps_ = 0;
   Eigen::VectorXd last_observation_;
   Eigen::VectorXd last_action_;
+  at::Tensor newest_real_;  // [1, 1, d]: observed, not yet in the cache
   Plan plan_out_;
   StepStats stats_;
 };

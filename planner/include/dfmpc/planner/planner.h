@@ -59,11 +59,16 @@ struct PlannerOptions {
   double temperature = 0.05;    // MPPI temperature, in units of the summed cost
   double guidance_scale = 0.0;  // 0: no cost guidance
   double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
-  // Real tokens the context cache holds: num_sinks pinned first tokens plus a
-  // ring of the most recent ones. 0 picks the model's training window minus H,
-  // so that context plus plan never exceed what the model was trained on.
+  // Real tokens a step's plan attends to (>= 2): the newest, which rides in
+  // the step's first model call, and context_length - 1 in the context
+  // cache (later calls of the step see those only): num_sinks pinned first
+  // tokens plus a ring of the most recent ones. 0 picks the model's training
+  // window minus H, so that context plus plan never exceed what the model
+  // was trained on.
   int context_length = 0;
-  int num_sinks = 1;
+  // The model is trained on contiguous windows, so by default the context is
+  // a plain sliding window; sinks keep an episode's first tokens instead.
+  int num_sinks = 0;
   std::uint64_t seed = 0;
 
   // Throws std::invalid_argument naming the first impossible option.
