@@ -32,13 +32,12 @@ at::Tensor PerToken(const std::vector<double>& values, const at::Device& device)
       .to(device, at::kFloat);
 }
 
-// Tokens [begin, begin + count) of every layer's keys or values, detached.
-std::vector<at::Tensor> Tokens(const std::vector<at::Tensor>& per_layer, int64_t begin,
-                               int64_t count) {
-  std::vector<at::Tensor> tokens;
-  tokens.reserve(per_layer.size());
-  for (const at::Tensor& t : per_layer) tokens.push_back(t.narrow(2, begin, count).detach());
-  return tokens;
+// The first `count` tokens of every layer's keys or values, detached.
+std::vector<at::Tensor> Prefix(const std::vector<at::Tensor>& per_layer, int64_t count) {
+  std::vector<at::Tensor> prefix;
+  prefix.reserve(per_layer.size());
+  for (const at::Tensor& t : per_layer) prefix.push_back(t.narrow(2, 0, count).detach());
+  return prefix;
 }
 
 // Splits the keys or values of a window led by the newest real token: the
@@ -72,7 +71,8 @@ PlanDenoiser::CallOutput PlanDenoiser::Call(const at::Tensor& window, const at::
   const at::Tensor input = guide ? window.detach().requires_grad_(true) : window;
   at::Tensor out;
   if (newest_real.defined()) {
-    const at::Tensor led = at::cat({newest_real.expand({input.size(0), 1, input.size(2)}), input}, 1);
+    const at::Tensor real = newest_real.expand({input.size(0), 1, input.size(2)});
+    const at::Tensor led = at::cat({real, input}, 1);
     const at::Tensor steps = at::cat({at::full({1}, -1, timesteps.options()), timesteps});
     out = model_.Forward(led, steps, &cache, &result.kv).narrow(1, 1, input.size(1));
     result.real_kv.keys = SplitLead(result.kv.keys);
@@ -151,7 +151,7 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
     int clean = 0;
     while (clean < count && program.level(row, committed + clean) == 0) ++clean;
     if (clean > 0) {
-      cache.AppendScratch(Tokens(out.kv.keys, 0, clean), Tokens(out.kv.values, 0, clean));
+      cache.AppendScratch(Prefix(out.kv.keys, clean), Prefix(out.kv.values, clean));
       committed += clean;
     }
   }
@@ -159,7 +159,7 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
     WindowKeysValues kv;
     model_.Forward(pending, at::full({1}, -1, at::TensorOptions(at::kLong).device(device)),
                    &cache, &kv);
-    cache.Append(Tokens(kv.keys, 0, 1), Tokens(kv.values, 0, 1));
+    cache.Append(Prefix(kv.keys, 1), Prefix(kv.values, 1));
     ++counts.token_forwards;
   }
   return counts;
