@@ -24,6 +24,7 @@
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
+#include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/sampler.h"
 #include "plot/plot.h"
 #include "progress_bar.h"
@@ -33,6 +34,9 @@ namespace dfmpc::cli {
 namespace {
 
 constexpr int64_t kChunk = 32;  // windows generated together
+// Seed offset between the samples averaged for one window (more than any
+// window index, so no two draws share a seed).
+constexpr uint64_t kSampleSeedStride = 1000003;
 constexpr double kDegreesPerRadian = 57.29577951308232;
 
 struct EvalModelOptions {
@@ -43,6 +47,8 @@ struct EvalModelOptions {
   int horizon = 32;
   int steps = 16;
   double uncertainty = 1.0;
+  int samples = 1;
+  bool no_chain = false;
   int episodes = 0;  // 0: every validation episode
   int starts = 4;
   double validation_fraction = 0.1;
@@ -81,10 +87,11 @@ at::Tensor EvaluationWindows(const std::vector<at::Tensor>& episodes, int64_t le
 }
 
 // The generated observations [N, H, obs] (unnormalized) of the diffusion
-// model, with the windows' real actions imposed on the generated tokens.
+// model, with the windows' real actions imposed on the generated tokens;
+// with `samples` > 1 the mean of that many samples per window.
 at::Tensor PredictDiffusion(worldmodel::Checkpoint& checkpoint, const at::Tensor& windows,
                             int64_t context, const worldmodel::SampleOptions& sample,
-                            ProgressBar& bar) {
+                            int samples, ProgressBar& bar) {
   const worldmodel::ModelInfo& info = checkpoint.info;
   const worldmodel::NoiseSchedule schedule(info.num_timesteps, info.beta);
   const worldmodel::Sampler sampler(*checkpoint.model, schedule);
@@ -95,12 +102,16 @@ at::Tensor PredictDiffusion(worldmodel::Checkpoint& checkpoint, const at::Tensor
   for (int64_t first = 0; first < windows.size(0); first += kChunk) {
     const at::Tensor chunk = normalized.slice(0, first, first + kChunk);
     const worldmodel::KnownFeatures known{mask, chunk.slice(1, context)};
-    worldmodel::SampleOptions options = sample;
-    options.seed = sample.seed + static_cast<uint64_t>(first);
-    const at::Tensor tokens =
-        sampler.Generate(chunk.slice(1, 0, context), chunk.size(0), options, nullptr, &known)
-            .tokens;
-    predictions.push_back(checkpoint.normalizer.Denormalize(tokens));
+    at::Tensor sum;
+    for (int s = 0; s < samples; ++s) {
+      worldmodel::SampleOptions options = sample;
+      options.seed = sample.seed + static_cast<uint64_t>(first) + kSampleSeedStride * s;
+      const at::Tensor tokens =
+          sampler.Generate(chunk.slice(1, 0, context), chunk.size(0), options, nullptr, &known)
+              .tokens;
+      sum = s == 0 ? tokens : sum + tokens;
+    }
+    predictions.push_back(checkpoint.normalizer.Denormalize(sum / samples));
     bar.Update(first + chunk.size(0));
   }
   const at::Tensor last_real = windows.select(1, context - 1)
@@ -201,9 +212,11 @@ void WritePlot(const std::string& path, const std::vector<HorizonErrors>& models
 
 void RunEvalModel(const EvalModelOptions& o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
-  if (o.context < 1 || o.horizon < 1 || o.steps < 1 || o.starts < 1 || o.episodes < 0) {
+  if (o.context < 1 || o.horizon < 1 || o.steps < 1 || o.starts < 1 || o.samples < 1 ||
+      o.episodes < 0) {
     throw std::invalid_argument(
-        "--context, --horizon, --steps and --starts-per-episode must be >= 1, --episodes >= 0");
+        "--context, --horizon, --steps, --starts-per-episode and --samples must be >= 1, "
+        "--episodes >= 0");
   }
   at::set_num_threads(o.threads);
   at::NoGradGuard no_grad;
@@ -262,9 +275,15 @@ void RunEvalModel(const EvalModelOptions& o) {
   sample.cache_mode = worldmodel::CacheMode::kExact;
   sample.prediction = checkpoint.info.prediction;
   sample.seed = o.seed;
+  std::unique_ptr<worldmodel::ObservationChain> chain;
+  if (checkpoint.info.layout.observation_deltas && !o.no_chain) {
+    chain = std::make_unique<worldmodel::ObservationChain>(checkpoint.info.layout,
+                                                           checkpoint.normalizer);
+    sample.chain = chain.get();
+  }
   ProgressBar bar("eval-model", windows.size(0));
   std::vector<HorizonErrors> models{
-      Errors("df", PredictDiffusion(checkpoint, windows, o.context, sample, bar), truth,
+      Errors("df", PredictDiffusion(checkpoint, windows, o.context, sample, o.samples, bar), truth,
              observation_scale, pendulum)};
   bar.Finish();
   if (!o.mlp.empty()) {
@@ -302,6 +321,12 @@ void AddEvalModelCommand(CLI::App& app) {
                   "pyramid slope u: levels between neighbouring tokens (K: autoregressive)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--samples", o->samples,
+                  "samples per window; their mean is the prediction (1: one sample)")
+      ->capture_default_str();
+  cmd->add_flag("--no-chain", o->no_chain,
+                "keep generated observations as sampled instead of linking each to the one "
+                "before plus its change (ablation)");
   cmd->add_option("--episodes", o->episodes, "validation episodes used (0: all)")
       ->capture_default_str();
   cmd->add_option("--starts-per-episode", o->starts, "start points per episode")

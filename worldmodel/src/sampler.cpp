@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dfmpc/worldmodel/kv_cache.h"
+#include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/transformer.h"
 
 namespace dfmpc::worldmodel {
@@ -70,7 +71,8 @@ void CheckKnown(const KnownFeatures& known, int64_t batch, int64_t horizon, int6
 class Generation {
  public:
   Generation(const NoiseSchedule& schedule, const SampleOptions& options, int64_t batch,
-             int64_t token_dim, at::Device device, const KnownFeatures* known)
+             int64_t token_dim, at::Device device, const KnownFeatures* known,
+             const at::Tensor& context)
       : schedule_(schedule),
         options_(options),
         matrix_(MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
@@ -79,6 +81,7 @@ class Generation {
         device_(device) {
     tokens_ = Noise(generator_, {batch, options.horizon, token_dim}, device);
     BuildTables();
+    if (context.size(1) > 0) last_context_ = context.select(1, context.size(1) - 1);
     if (known != nullptr) {
       known_mask_ = known->mask.to(device);
       known_values_ = known->values.to(device, at::kFloat);
@@ -132,9 +135,30 @@ class Generation {
         x0, eps, safe_from, to, options_.eta,
         noise.defined() ? noise.narrow(1, begin, count) : noise);
     window.copy_(at::where(moving, stepped, window));
+    if (options_.chain != nullptr) LinkClean(row, begin);
   }
 
  private:
+  // Links each token that call `row` made clean to its predecessor, in
+  // token order, and relinks the clean tokens right after a changed one
+  // (schedules such as the trapezoid finish later tokens first). Tokens
+  // before `begin` are clean and unchanged.
+  void LinkClean(int row, int begin) {
+    bool previous_changed = false;
+    for (int t = begin; t < matrix_.horizon(); ++t) {
+      if (matrix_.level(row + 1, t) != 0) {
+        previous_changed = false;
+        continue;
+      }
+      const bool changed = previous_changed || matrix_.Changes(row, t);
+      if (changed && (t > 0 || last_context_.defined())) {
+        const at::Tensor previous = t == 0 ? last_context_ : tokens_.select(1, t - 1);
+        options_.chain->Link(previous, tokens_.select(1, t));
+      }
+      previous_changed = changed;
+    }
+  }
+
   // Alpha-bars of tokens [begin, begin + count) at their levels in row `row`,
   // as a float [1, count, 1] view.
   at::Tensor AlphaBars(int row, int begin, int count) const {
@@ -170,6 +194,7 @@ class Generation {
   at::Generator generator_;
   at::Device device_;
   at::Tensor tokens_;
+  at::Tensor last_context_;
   at::Tensor timesteps_;   // [rows, H] int64
   at::Tensor alpha_bars_;  // [rows, H] float
   at::Tensor moving_;      // [rows, H] bool: call `row` moves the token
@@ -237,6 +262,11 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
   MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
                        options.uncertainty);
   if (known != nullptr) CheckKnown(*known, batch, options.horizon, dim);
+  if (options.chain != nullptr && options.chain->token_dim() != dim) {
+    throw std::invalid_argument("Sampler: observation chain is for " +
+                                std::to_string(options.chain->token_dim()) +
+                                "-feature tokens, the model's have " + std::to_string(dim));
+  }
 
   c10::InferenceMode inference;
   const at::Tensor ctx = context.to(model_.CacheOptions().device, at::kFloat);
@@ -274,7 +304,7 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
 SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
                                        const SampleOptions& options,
                                        const KnownFeatures* known) const {
-  Generation gen(schedule_, options, batch, context.size(2), context.device(), known);
+  Generation gen(schedule_, options, batch, context.size(2), context.device(), known, context);
   const SchedulingMatrix& matrix = gen.matrix();
   const int64_t num_context = context.size(1);
   const at::Tensor context_steps =
@@ -297,7 +327,7 @@ SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
 SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
                                      const SampleOptions& options, const KnownFeatures* known,
                                      KvCache& cache) const {
-  Generation gen(schedule_, options, batch, context.size(2), context.device(), known);
+  Generation gen(schedule_, options, batch, context.size(2), context.device(), known, context);
   const SchedulingMatrix& matrix = gen.matrix();
   SampleStats stats;
   if (context.size(1) > 0) {

@@ -33,6 +33,7 @@ namespace dfmpc::worldmodel {
 
 class DfTransformerImpl;
 class KvCache;
+class ObservationChain;
 
 enum class CacheMode { kNone, kExact };
 CacheMode ParseCacheMode(const std::string& name);
@@ -47,6 +48,11 @@ struct SampleOptions {
   CacheMode cache_mode = CacheMode::kExact;
   Prediction prediction = Prediction::kV;
   uint64_t seed = 0;
+  // If given, each generated token is linked to the one before it (the last
+  // context token for the first) when it becomes clean, before any later
+  // call sees it (observation_chain.h); the first token is left alone
+  // without context. Must outlive Generate.
+  const ObservationChain* chain = nullptr;
 };
 
 // mask: bool [H, d] or [1 or B, H, d], true where the feature is known.
