@@ -134,6 +134,10 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--clean-prob", o->trainer.clean_prob,
                   "probability that a training token is clean")
       ->capture_default_str();
+  cmd->add_option("--timestep-power", o->trainer.timestep_power,
+                  "noisy tokens get timestep floor(T v^P), v uniform (1: uniform; >1: more low "
+                  "noise)")
+      ->capture_default_str();
   cmd->add_option("--prediction", o->prediction, "model target: v, x0 or eps")
       ->capture_default_str();
   cmd->add_option("--validate-every", o->trainer.validate_every,

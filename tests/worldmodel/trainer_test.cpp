@@ -152,6 +152,10 @@ TEST(TrainerTest, BadOptionsAndDataThrow) {
   EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
                std::invalid_argument);
   options = FastOptions(20);
+  options.timestep_power = 0.5;  // would favor high noise; only >= 1 is meaningful
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
+               std::invalid_argument);
+  options = FastOptions(20);
   options.window = 21;  // longer than every sequence
   EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
                std::invalid_argument);

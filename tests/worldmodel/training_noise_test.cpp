@@ -11,12 +11,22 @@ namespace {
 
 TEST(TrainingNoiseTest, IndependentTimestepsAreCleanWithTheGivenProbability) {
   at::Generator gen = at::detail::createCPUGenerator(1);
-  const auto steps = IndependentTimesteps(200, 50, 1000, 0.25, gen);
+  const auto steps = IndependentTimesteps(200, 50, 1000, 0.25, 1.0, gen);
   EXPECT_EQ(steps.min().item<int64_t>(), -1);
   EXPECT_EQ(steps.max().item<int64_t>(), 999);
   // 10000 tokens: the clean fraction is 0.25 +- 4 standard deviations.
   const double clean = (steps < 0).to(torch::kDouble).mean().item<double>();
   EXPECT_NEAR(clean, 0.25, 4 * std::sqrt(0.25 * 0.75 / 10000));
+}
+
+// With power 2, P(t < T / 4) = P(v < 1 / 2) = 1 / 2 instead of 1 / 4.
+TEST(TrainingNoiseTest, TimestepPowerBiasesTowardLowNoise) {
+  at::Generator gen = at::detail::createCPUGenerator(3);
+  const auto steps = IndependentTimesteps(200, 50, 1000, 0.0, 2.0, gen);
+  EXPECT_GE(steps.min().item<int64_t>(), 0);
+  EXPECT_LE(steps.max().item<int64_t>(), 999);
+  const double low = (steps < 250).to(torch::kDouble).mean().item<double>();
+  EXPECT_NEAR(low, 0.5, 4 * std::sqrt(0.5 * 0.5 / 10000));
 }
 
 TEST(TrainingNoiseTest, PyramidTimestepsHaveACleanPrefixThenRise) {

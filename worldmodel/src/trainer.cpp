@@ -74,6 +74,7 @@ void TrainerOptions::Validate() const {
   Require(ema_decay >= 0 && ema_decay < 1, "EMA decay must be in [0, 1)");
   Require(clean_prob >= 0 && clean_prob < 1, "clean probability must be in [0, 1)");
   Require(pyramid_prob >= 0 && pyramid_prob <= 1, "pyramid probability must be in [0, 1]");
+  Require(timestep_power >= 1 && std::isfinite(timestep_power), "timestep power must be >= 1");
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
@@ -193,7 +194,8 @@ class Trainer::Impl {
     // Named draws: argument evaluation order must not decide the numbers.
     const int64_t steps = schedule_.num_timesteps();
     const at::Tensor independent =
-        IndependentTimesteps(count, options_.window, steps, options_.clean_prob, gen);
+        IndependentTimesteps(count, options_.window, steps, options_.clean_prob,
+                             options_.timestep_power, gen);
     const at::Tensor pyramid = PyramidTimesteps(count, options_.window, steps, gen);
     const at::Tensor use_pyramid = at::rand({count, 1}, gen) < options_.pyramid_prob;
     const at::Tensor timesteps = at::where(use_pyramid, pyramid, independent);

@@ -5,8 +5,14 @@
 namespace dfmpc::worldmodel {
 
 at::Tensor IndependentTimesteps(int64_t count, int64_t window, int64_t num_timesteps,
-                                double clean_prob, at::Generator& gen) {
-  const at::Tensor noisy = at::randint(num_timesteps, {count, window}, gen, at::kLong);
+                                double clean_prob, double power, at::Generator& gen) {
+  // Power 1 keeps the integer draw, so earlier seeds give the same models.
+  const at::Tensor noisy =
+      power == 1.0 ? at::randint(num_timesteps, {count, window}, gen, at::kLong)
+                   : (at::rand({count, window}, gen).pow(power) * num_timesteps)
+                         .floor()
+                         .to(at::kLong)
+                         .clamp_max(num_timesteps - 1);
   const at::Tensor clean = at::rand({count, window}, gen) < clean_prob;
   return at::where(clean, at::full_like(noisy, -1), noisy);
 }

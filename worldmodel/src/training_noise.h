@@ -10,9 +10,10 @@
 namespace dfmpc::worldmodel {
 
 // [count, window] int64: every token its own timestep, -1 (clean) with
-// probability clean_prob, else uniform in [0, num_timesteps).
+// probability clean_prob, else floor(num_timesteps * v^power) with v uniform
+// in [0, 1): uniform for power 1, biased to low noise for power > 1.
 at::Tensor IndependentTimesteps(int64_t count, int64_t window, int64_t num_timesteps,
-                                double clean_prob, at::Generator& gen);
+                                double clean_prob, double power, at::Generator& gen);
 
 // [count, window] int64 in the pattern pyramid sampling produces: a clean
 // prefix of random length, then timesteps rising from a random start by a

@@ -3,7 +3,7 @@
 // Each step samples windows of L tokens from the training episodes and draws
 // an independent noise level per token (diffusion forcing): clean with
 // probability clean_prob (so the model learns to read clean context, as in
-// sampling), else a uniform training timestep. A fraction pyramid_prob of the
+// sampling), else a training timestep (uniform by default). A fraction pyramid_prob of the
 // windows get the pattern the pyramid samples with instead (clean prefix,
 // then noise rising along the tokens). The loss is the mean squared
 // error of the prediction target (v by default) over the noisy tokens.
@@ -41,6 +41,10 @@ struct TrainerOptions {
   double grad_clip = 1.0;
   double ema_decay = 0.999;
   double clean_prob = 0.25;  // probability that a training token is clean
+  // Noisy tokens get timestep floor(T v^power), v uniform: 1 is uniform,
+  // larger values train low noise levels, where the last sampling calls
+  // settle the details, more often.
+  double timestep_power = 1.0;
   // Probability that a window instead gets the pattern pyramid sampling
   // produces: a clean prefix, then noise rising along the tokens.
   double pyramid_prob = 0.0;
