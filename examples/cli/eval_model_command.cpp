@@ -49,6 +49,7 @@ struct EvalModelOptions {
   double uncertainty = 1.0;
   int samples = 1;
   bool no_chain = false;
+  bool per_feature = false;
   int episodes = 0;  // 0: every validation episode
   int starts = 4;
   double validation_fraction = 0.1;
@@ -62,6 +63,7 @@ struct EvalModelOptions {
 struct HorizonErrors {
   std::string name;
   at::Tensor nrmse;      // RMSE over observation features, in normalized units
+  at::Tensor feature;    // [windows, H, obs] absolute error per feature, normalized units
   at::Tensor angle_deg;  // pendulum angle error; undefined for other tasks
 };
 
@@ -139,8 +141,9 @@ at::Tensor PendulumAngle(const at::Tensor& observations) {
 
 HorizonErrors Errors(std::string name, const at::Tensor& predicted, const at::Tensor& truth,
                      const at::Tensor& observation_scale, bool pendulum) {
-  HorizonErrors errors{std::move(name), {}, {}};
-  errors.nrmse = ((predicted - truth) / observation_scale).pow(2).mean(2).sqrt();
+  HorizonErrors errors{std::move(name), {}, {}, {}};
+  errors.feature = ((predicted - truth) / observation_scale).abs();
+  errors.nrmse = errors.feature.pow(2).mean(2).sqrt();
   if (pendulum) {
     const at::Tensor difference = PendulumAngle(predicted) - PendulumAngle(truth);
     errors.angle_deg = at::atan2(difference.sin(), difference.cos()).abs() * kDegreesPerRadian;
@@ -176,6 +179,29 @@ std::vector<std::string> Row(const std::vector<HorizonErrors>& models, int64_t h
     if (m.angle_deg.defined()) AddStatistics(m.angle_deg, h, 2, row);
   }
   return row;
+}
+
+// Horizons shown in printed tables: powers of two and the last one.
+bool Shown(int64_t h, int64_t horizon) { return ((h + 1) & h) == 0 || h + 1 == horizon; }
+
+// Median absolute error of every observation feature against the horizon,
+// in normalized units: which part of the state a model gets wrong.
+void PrintPerFeature(const HorizonErrors& m, int64_t horizon) {
+  std::vector<std::string> header{"h"};
+  for (int64_t f = 0; f < m.feature.size(2); ++f) header.push_back("o" + std::to_string(f));
+  Table table(header);
+  for (int64_t h = 0; h < horizon; ++h) {
+    if (!Shown(h, horizon)) continue;
+    const at::Tensor medians =
+        std::get<0>(m.feature.select(1, h).median(0)).to(at::kDouble).contiguous();
+    std::vector<std::string> row{std::to_string(h + 1)};
+    for (int64_t f = 0; f < medians.numel(); ++f) {
+      row.push_back(FormatFixed(medians.data_ptr<double>()[f], 4));
+    }
+    table.AddRow(row);
+  }
+  std::cout << "\n" << m.name << ": median absolute error per observation feature (normalized)\n";
+  table.Print(std::cout);
 }
 
 void WritePlot(const std::string& path, const std::vector<HorizonErrors>& models) {
@@ -296,11 +322,13 @@ void RunEvalModel(const EvalModelOptions& o) {
 
   Table printed(Header(models)), all(Header(models));
   for (int64_t h = 0; h < o.horizon; ++h) {
-    const bool power_of_two = ((h + 1) & h) == 0;
-    if (power_of_two || h + 1 == o.horizon) printed.AddRow(Row(models, h));
+    if (Shown(h, o.horizon)) printed.AddRow(Row(models, h));
     all.AddRow(Row(models, h));
   }
   printed.Print(std::cout);
+  if (o.per_feature) {
+    for (const HorizonErrors& m : models) PrintPerFeature(m, o.horizon);
+  }
   if (!o.csv.empty()) all.WriteCsv(o.csv);
   if (!o.plot.empty()) WritePlot(o.plot, models);
 }
@@ -327,6 +355,8 @@ void AddEvalModelCommand(CLI::App& app) {
   cmd->add_flag("--no-chain", o->no_chain,
                 "keep generated observations as sampled instead of linking each to the one "
                 "before plus its change (ablation)");
+  cmd->add_flag("--per-feature", o->per_feature,
+                "also print each observation feature's median error (order as in envs/env.h)");
   cmd->add_option("--episodes", o->episodes, "validation episodes used (0: all)")
       ->capture_default_str();
   cmd->add_option("--starts-per-episode", o->starts, "start points per episode")
