@@ -26,6 +26,7 @@ struct TrainCommandOptions {
   std::string out;
   bool resume = false;
   bool absolute_only = false;
+  bool known_actions = false;
   double validation_fraction = 0.1;
   int threads = 1;
   std::string prediction = "v";
@@ -71,6 +72,7 @@ void RunTrain(TrainCommandOptions o) {
   info.config.token_dim = info.layout.token_dim();
   // Attention spans at sampling time must stay within what training showed.
   info.config.max_positions = o.trainer.window;
+  info.config.action_input_dim = o.known_actions ? info.layout.action_dim : 0;
   info.prediction = o.trainer.prediction;
   info.train_window = o.trainer.window;
   info.action_repeat = dataset.info.action_repeat;
@@ -133,6 +135,12 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--clean-prob", o->trainer.clean_prob,
                   "probability that a training token is clean")
+      ->capture_default_str();
+  cmd->add_flag("--known-actions", o->known_actions,
+                 "give the model known actions clean through a side input (dynamics rollouts "
+                 "follow them exactly; see --known-action-prob)");
+  cmd->add_option("--known-action-prob", o->trainer.known_action_prob,
+                  "with --known-actions: probability that a training token's action is given")
       ->capture_default_str();
   cmd->add_option("--timestep-power", o->trainer.timestep_power,
                   "noisy tokens get timestep floor(T v^P), v uniform (1: uniform; >1: more low "

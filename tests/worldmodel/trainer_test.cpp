@@ -67,6 +67,22 @@ TEST(TrainerTest, ValidationLossFallsClearlyBelowItsStart) {
   EXPECT_DOUBLE_EQ(trainer.log().back().validation_loss, after);
 }
 
+// The oscillator's action is random at every step: without the side input
+// a noisy token's action can only be guessed, with it the action of half the
+// tokens is given, so the same training reaches a clearly lower loss.
+TEST(TrainerTest, KnownActionInputLowersTheLoss) {
+  const NoiseSchedule schedule;
+  const auto train = OscillatorEpisodes(12, 60, 1), validation = OscillatorEpisodes(3, 60, 2);
+  TransformerConfig with_input = testing::TinyConfig(4);
+  with_input.action_input_dim = 1;
+  Trainer plain(testing::TinyConfig(4), schedule, FastOptions(300), train, validation);
+  Trainer informed(with_input, schedule, FastOptions(300), train, validation);
+  plain.Run(TempPath("plain.state"), false, nullptr, nullptr);
+  informed.Run(TempPath("informed.state"), false, nullptr, nullptr);
+  EXPECT_LT(informed.ValidationLoss(), 0.9 * plain.ValidationLoss())
+      << "with " << informed.ValidationLoss() << ", without " << plain.ValidationLoss();
+}
+
 TEST(TrainerTest, SameSeedSameWeightsAndLosses) {
   const NoiseSchedule schedule;
   const auto train = OscillatorEpisodes(4, 30, 1), validation = OscillatorEpisodes(2, 30, 2);

@@ -24,7 +24,8 @@ nlohmann::json ToJson(const ModelInfo& info) {
                       {"observation_deltas", info.layout.observation_deltas}}},
           {"config", {{"token_dim", c.token_dim}, {"width", c.width}, {"depth", c.depth},
                       {"heads", c.heads}, {"mlp_ratio", c.mlp_ratio},
-                      {"max_positions", c.max_positions}, {"num_timesteps", c.num_timesteps}}},
+                      {"max_positions", c.max_positions}, {"num_timesteps", c.num_timesteps},
+                      {"action_input_dim", c.action_input_dim}}},
           {"num_timesteps", info.num_timesteps},
           {"beta_schedule", BetaName(info.beta)},
           {"prediction", PredictionName(info.prediction)},
@@ -49,6 +50,8 @@ ModelInfo FromJson(const nlohmann::json& j) {
   info.config.mlp_ratio = c.at("mlp_ratio").get<int>();
   info.config.max_positions = c.at("max_positions").get<int>();
   info.config.num_timesteps = c.at("num_timesteps").get<int>();
+  // Absent in files written before the known-action input existed.
+  info.config.action_input_dim = c.value("action_input_dim", 0);
   info.num_timesteps = j.at("num_timesteps").get<int>();
   info.beta = ParseBetaSchedule(j.at("beta_schedule").get<std::string>());
   info.prediction = ParsePrediction(j.at("prediction").get<std::string>());
@@ -74,6 +77,11 @@ void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normal
     throw std::invalid_argument(
         "SaveCheckpoint: normalizer, layout and model token dimensions differ");
   }
+  if (info.config.action_input_dim != 0 &&
+      info.config.action_input_dim != info.layout.action_dim) {
+    throw std::invalid_argument("SaveCheckpoint: the known-action input must be 0 or the "
+                                "layout's action size");
+  }
   SaveModelArchive(path, ToJson(info), normalizer, model);
 }
 
@@ -88,6 +96,12 @@ Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& 
   if (checkpoint.info.action_repeat < 1) {
     FailCheckpoint(path, "corrupt metadata: action_repeat " +
                              std::to_string(checkpoint.info.action_repeat) + " is not >= 1");
+  }
+  const int action_input = checkpoint.info.config.action_input_dim;
+  if (action_input != 0 && action_input != checkpoint.info.layout.action_dim) {
+    FailCheckpoint(path, "corrupt metadata: known-action input of " + std::to_string(action_input) +
+                             " features for " + std::to_string(checkpoint.info.layout.action_dim) +
+                             " action features");
   }
   CheckExpectation(path, checkpoint.info.task, checkpoint.info.config.token_dim, expect);
   try {
@@ -113,6 +127,8 @@ std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
       << " features\n"
       << "transformer:     width " << c.width << ", depth " << c.depth << ", heads " << c.heads
       << ", mlp ratio " << c.mlp_ratio << ", max positions " << c.max_positions << "\n"
+      << "known actions:   " << (c.action_input_dim > 0 ? "clean side input" : "inpainting only")
+      << "\n"
       << "parameters:      " << parameters << "\n"
       << "noise:           " << BetaName(info.beta) << " schedule, " << info.num_timesteps
       << " timesteps, predicts " << PredictionName(info.prediction) << "\n"

@@ -203,6 +203,21 @@ class Generation {
   at::Tensor known_values_;  // float, broadcastable to tokens_
 };
 
+// The known-action side input of the generated tokens ([B, H, a + 1]) for a
+// model that has one: a token's action counts as known when all its action
+// features are. Undefined without such a model or known features.
+at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* known,
+                        int64_t batch, int64_t horizon, at::Device device) {
+  const int actions = model.config().action_input_dim;
+  if (actions == 0 || known == nullptr) return at::Tensor();
+  const at::Tensor mask = known->mask.dim() == 2 ? known->mask.unsqueeze(0) : known->mask;
+  const at::Tensor flag = mask.narrow(2, 0, actions).all(2, true).to(device, at::kFloat);
+  const at::Tensor values = known->values.narrow(2, 0, actions).to(device, at::kFloat);
+  // Unknown values may be NaN (sampler.h): zero them before multiplying.
+  const at::Tensor safe = at::where(flag > 0, values, at::zeros({}, values.options()));
+  return KnownActionInput(safe, flag).expand({batch, horizon, actions + 1}).contiguous();
+}
+
 // Index of the last token that call `row` moves, or -1.
 int LastChanging(const SchedulingMatrix& matrix, int row) {
   for (int t = matrix.horizon() - 1; t >= 0; --t) {
@@ -310,13 +325,21 @@ SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
   const at::Tensor context_steps =
       at::full({num_context}, -1, at::TensorOptions().dtype(at::kLong).device(context.device()));
   const at::Tensor full_context = context.expand({batch, num_context, context.size(2)});
+  // Context tokens get no side input, as in the cached mode's context pass.
+  at::Tensor known_actions = KnownActions(model_, known, batch, matrix.horizon(), context.device());
+  if (known_actions.defined()) {
+    known_actions = at::cat({at::zeros({batch, num_context, known_actions.size(2)},
+                                       known_actions.options()),
+                             known_actions},
+                            1);
+  }
   SampleStats stats;
   for (int row = 0; row < matrix.num_calls(); ++row) {
     gen.ImposeKnown(row);
     const at::Tensor noise = gen.CallNoise();
     const at::Tensor sequence = at::cat({full_context, gen.tokens()}, 1);
     const at::Tensor steps = at::cat({context_steps, gen.Timesteps(row, 0, matrix.horizon())});
-    const at::Tensor out = model_.Forward(sequence, steps, nullptr);
+    const at::Tensor out = model_.Forward(sequence, steps, nullptr, nullptr, known_actions);
     gen.Step(row, 0, matrix.horizon(), out.narrow(1, num_context, matrix.horizon()), noise);
     ++stats.calls;
     stats.token_forwards += sequence.size(1);
@@ -329,6 +352,8 @@ SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
                                      KvCache& cache) const {
   Generation gen(schedule_, options, batch, context.size(2), context.device(), known, context);
   const SchedulingMatrix& matrix = gen.matrix();
+  const at::Tensor known_actions =
+      KnownActions(model_, known, batch, matrix.horizon(), context.device());
   SampleStats stats;
   if (context.size(1) > 0) {
     WindowKeysValues kv;
@@ -347,9 +372,9 @@ SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
     if (last < committed) continue;  // nothing moves in this call
     const int count = last - committed + 1;
     WindowKeysValues kv;
-    const at::Tensor out = model_.Forward(gen.tokens().narrow(1, committed, count),
-                                          gen.Timesteps(row, committed, count), &cache,
-                                          &kv);
+    const at::Tensor out = model_.Forward(
+        gen.tokens().narrow(1, committed, count), gen.Timesteps(row, committed, count), &cache,
+        &kv, known_actions.defined() ? known_actions.narrow(1, committed, count) : known_actions);
     stats.token_forwards += count;
     gen.Step(row, committed, count, out, noise);
     // Tokens that were already clean in this call had their final keys and

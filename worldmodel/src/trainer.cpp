@@ -30,6 +30,7 @@ struct Batch {
   at::Tensor timesteps;  // [B, L] in [-1, T-1]
   at::Tensor target;     // [B, L, d]
   at::Tensor noisy_mask;  // [B, L] float: 1 where the token is not clean
+  at::Tensor known_actions;  // [B, L, a + 1] side input; undefined without one
 };
 
 // Column 0: step, then train loss, validation loss, learning rate, tokens/s.
@@ -75,6 +76,8 @@ void TrainerOptions::Validate() const {
   Require(clean_prob >= 0 && clean_prob < 1, "clean probability must be in [0, 1)");
   Require(pyramid_prob >= 0 && pyramid_prob <= 1, "pyramid probability must be in [0, 1]");
   Require(timestep_power >= 1 && std::isfinite(timestep_power), "timestep power must be >= 1");
+  Require(known_action_prob >= 0 && known_action_prob <= 1,
+          "known-action probability must be in [0, 1]");
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
@@ -203,13 +206,21 @@ class Trainer::Impl {
     const at::Tensor eps = at::randn(x0.sizes(), gen, at::kFloat);
     const at::Tensor ab = alpha_bar_.index_select(0, (timesteps + 1).flatten())
                               .view({count, options_.window, 1});
-    return Batch{NoiseSchedule::AddNoise(x0, eps, ab), timesteps,
-                 NoiseSchedule::Target(options_.prediction, x0, eps, ab),
-                 (~clean).to(at::kFloat)};
+    Batch batch{NoiseSchedule::AddNoise(x0, eps, ab), timesteps,
+                NoiseSchedule::Target(options_.prediction, x0, eps, ab), (~clean).to(at::kFloat),
+                at::Tensor()};
+    if (config_.action_input_dim > 0) {  // drawn last: runs without it keep their numbers
+      const at::Tensor known =
+          (at::rand({count, options_.window, 1}, gen) < options_.known_action_prob)
+              .to(at::kFloat);
+      batch.known_actions = KnownActionInput(x0.narrow(2, 0, config_.action_input_dim), known);
+    }
+    return batch;
   }
 
   at::Tensor Loss(DfTransformerImpl& model, const Batch& batch) const {
-    const at::Tensor out = model.Forward(batch.noisy, batch.timesteps, nullptr);
+    const at::Tensor out =
+        model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr, batch.known_actions);
     const at::Tensor per_token = (out - batch.target).pow(2).mean(-1);
     return (per_token * batch.noisy_mask).sum() / batch.noisy_mask.sum().clamp_min(1.0);
   }

@@ -26,6 +26,8 @@ void TransformerConfig::Validate() const {
   require(head_dim() % 2 == 0, "head_dim (width / heads) must be even for rotary embeddings");
   require(max_positions > 0, "max_positions must be positive");
   require(num_timesteps > 0, "num_timesteps must be positive");
+  require(action_input_dim >= 0 && action_input_dim < token_dim,
+          "action_input_dim must be in [0, token_dim)");
 }
 
 // One pre-norm block whose norms are modulated per token by its timestep.
@@ -108,10 +110,23 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config) : config_(
       torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).elementwise_affine(false)));
   output_ = register_module("output", torch::nn::Linear(width, config.token_dim));
   rotary_frequencies_ = RotaryFrequencies(config.head_dim());
+  if (config.action_input_dim > 0) {
+    // Without bias, so an all-zero input (nothing known) adds nothing.
+    known_action_input_ = register_module(
+        "known_action_input",
+        torch::nn::Linear(
+            torch::nn::LinearOptions(config.action_input_dim + 1, width).bias(false)));
+  }
+}
+
+at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) {
+  const at::Tensor given = actions * known;
+  return at::cat({given, known.expand_as(given.narrow(-1, 0, 1))}, -1);
 }
 
 at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
-                                      const KvCache* cache, WindowKeysValues* window_kv) {
+                                      const KvCache* cache, WindowKeysValues* window_kv,
+                                      const at::Tensor& known_actions) {
   if (tokens.dim() != 3 || tokens.size(2) != config_.token_dim) {
     throw std::invalid_argument("DfTransformer: tokens must be [batch, window, " +
                                 std::to_string(config_.token_dim) + "], got " +
@@ -125,6 +140,14 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
     throw std::invalid_argument("DfTransformer: timesteps must be [window] or [batch, window]");
   }
   if (window == 0) throw std::invalid_argument("DfTransformer: empty window");
+  if (known_actions.defined() &&
+      (!known_action_input_ || known_actions.dim() != 3 || known_actions.size(1) != window ||
+       known_actions.size(2) != config_.action_input_dim + 1 ||
+       (known_actions.size(0) != 1 && known_actions.size(0) != batch))) {
+    throw std::invalid_argument(
+        "DfTransformer: known actions need a model with the side input and shape [B or 1, " +
+        std::to_string(window) + ", " + std::to_string(config_.action_input_dim + 1) + "]");
+  }
   const int64_t attended = (cache != nullptr ? cache->size() : 0) + window;
   if (attended > config_.max_positions) {
     throw std::out_of_range("DfTransformer: " + std::to_string(attended) +
@@ -163,6 +186,7 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
   }
   const at::Tensor future = FutureMask(window, tokens.options());
   at::Tensor x = input_(tokens);
+  if (known_actions.defined()) x = x + known_action_input_(known_actions);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     std::vector<CachedKeysValues> cached;
     if (cache != nullptr) {

@@ -17,7 +17,9 @@
 // noise, with noise drawn for all H tokens in both cache modes; after the last
 // call it is set to its value exactly. Clean tokens thus hold their known
 // values when the exact cache commits them, and tokens it skips get the same
-// imposition as in kNone, so the two modes still agree.
+// imposition as in kNone, so the two modes still agree. A model with the
+// known-action input (transformer.h) also gets, for every generated token
+// whose action features are all known, the exact action through it.
 #ifndef DFMPC_WORLDMODEL_SAMPLER_H_
 #define DFMPC_WORLDMODEL_SAMPLER_H_
 

@@ -45,6 +45,9 @@ struct TrainerOptions {
   // larger values train low noise levels, where the last sampling calls
   // settle the details, more often.
   double timestep_power = 1.0;
+  // For a model with the known-action input (transformer.h): probability
+  // that a training token's clean action is given through it.
+  double known_action_prob = 0.5;
   // Probability that a window instead gets the pattern pyramid sampling
   // produces: a clean prefix, then noise rising along the tokens.
   double pyramid_prob = 0.0;

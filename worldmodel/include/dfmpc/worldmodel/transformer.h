@@ -5,7 +5,16 @@
 // block through adaptive layer norm (shift, scale and gate per token, as in
 // DiT). Attention uses rotary position embeddings, which make scores depend
 // on position differences only; kv_cache.h explains how this keeps positions
-// bounded after eviction. The output has the token's
+// bounded after eviction.
+//
+// Known actions (optional, action_input_dim > 0): the first action_input_dim
+// features of a token are its action. With inpainting (sampler.h) a known
+// action reaches the model only noised to its token's level, so a dynamics
+// rollout never sees the exact action it is asked to follow until the last
+// call. The side input gives it clean: [action * known, known] per token
+// through a bias-free linear layer added to the token embedding; zero (or
+// absent) means unknown. Training gives it for a random half of the tokens,
+// so the same model still generates actions when planning. The output has the token's
 // dimension and is interpreted as a v, x0 or eps prediction by the sampler.
 #ifndef DFMPC_WORLDMODEL_TRANSFORMER_H_
 #define DFMPC_WORLDMODEL_TRANSFORMER_H_
@@ -32,6 +41,7 @@ struct TransformerConfig {
   int mlp_ratio = 4;         // hidden width of the MLP is mlp_ratio * D
   int max_positions = 2048;  // most tokens one query may attend to (cache + window)
   int num_timesteps = 1000;  // training timesteps the level embedding covers
+  int action_input_dim = 0;  // clean known-action side input (0: none; else the action size)
 
   // Throws std::invalid_argument naming the first impossible field.
   void Validate() const;
@@ -58,9 +68,12 @@ class DfTransformerImpl : public torch::nn::Module {
   // starts at position 0 when cache is null), attends causally to itself and
   // to every cached token. Returns [B, w, d]. When `window_kv` is non-null it
   // receives the window's keys (rotated at their positions) and values,
-  // ready to be committed to the cache.
+  // ready to be committed to the cache. `known_actions` ([B or 1, w,
+  // action_input_dim + 1], see above) may be given only to a model with
+  // the side input; undefined means no action is known.
   at::Tensor Forward(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
-                     WindowKeysValues* window_kv = nullptr);
+                     WindowKeysValues* window_kv = nullptr,
+                     const at::Tensor& known_actions = at::Tensor());
 
   // Cache options matching this model's layers, heads, dtype and device.
   KvCacheOptions CacheOptions() const;
@@ -68,6 +81,7 @@ class DfTransformerImpl : public torch::nn::Module {
  private:
   TransformerConfig config_;
   torch::nn::Linear input_{nullptr};
+  torch::nn::Linear known_action_input_{nullptr};  // only with action_input_dim > 0
   torch::nn::Sequential time_mlp_{nullptr};
   std::vector<std::shared_ptr<TransformerBlock>> blocks_;
   torch::nn::Linear final_modulation_{nullptr};
@@ -77,6 +91,11 @@ class DfTransformerImpl : public torch::nn::Module {
 };
 
 TORCH_MODULE(DfTransformer);
+
+// The side input of a model with action_input_dim = `actions.size(-1)`:
+// [actions * known, known] with `known` a float (0 or 1) [..., 1] tensor;
+// the two broadcast against each other.
+at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known);
 
 }  // namespace dfmpc::worldmodel
 
