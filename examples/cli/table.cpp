@@ -1,11 +1,10 @@
 #include "table.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
-#include <stdexcept>
+
+#include "plot/temp_file.h"
 
 namespace dfmpc::cli {
 
@@ -39,24 +38,16 @@ void Table::Print(std::ostream& out) const {
 }
 
 void Table::WriteCsv(const std::string& path) const {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary);
-    auto line = [&](const std::vector<std::string>& cells) {
-      for (size_t c = 0; c < cells.size(); ++c) file << (c ? "," : "") << cells[c];
-      file << '\n';
-    };
-    line(header_);
-    for (const auto& row : rows_) line(row);
-    if (!file) {
-      std::remove(temporary.c_str());
-      throw std::runtime_error("cannot write CSV file " + path);
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot move CSV file into place at " + path);
-  }
+  std::ostringstream csv;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < cells.size(); ++c) csv << (c ? "," : "") << cells[c];
+    csv << '\n';
+  };
+  line(header_);
+  for (const auto& row : rows_) line(row);
+  plot::TempFile file(path, "csv");
+  file.Write(csv.str());
+  file.RenameTo(path);
 }
 
 }  // namespace dfmpc::cli
