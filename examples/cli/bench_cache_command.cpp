@@ -16,6 +16,7 @@
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/sampler.h"
 #include "dfmpc/worldmodel/transformer.h"
+#include "output_path.h"
 #include "table.h"
 
 namespace dfmpc::cli {
@@ -104,7 +105,9 @@ void AddBenchCacheCommand(CLI::App& bench) {
   cmd->add_option("--token-dim", options->token_dim, "features per token")->capture_default_str();
   cmd->add_option("--device", options->device, "torch device: cpu, cuda, cuda:1, ...")
       ->capture_default_str();
-  cmd->add_option("--csv", options->csv, "CSV output path")->capture_default_str();
+  cmd->add_option("--csv", options->csv, "CSV output path")
+      ->capture_default_str()
+      ->check(OutputFileInExistingDirectory());
   cmd->callback([options] { RunBenchCache(*options); });
 }
 

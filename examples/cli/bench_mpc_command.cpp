@@ -19,6 +19,7 @@
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/kv_cache.h"
+#include "output_path.h"
 #include "planner_policy.h"
 #include "progress_bar.h"
 #include "table.h"
@@ -203,7 +204,9 @@ void AddBenchMpcCommand(CLI::App& bench) {
   cmd->add_flag("--skip-table", options->skip_table, "only the long run");
   cmd->add_option("--model", options->model,
                   "model whose architecture is timed (default: shipped)");
-  cmd->add_option("--csv", options->csv, "CSV output of the latency table")->capture_default_str();
+  cmd->add_option("--csv", options->csv, "CSV output of the latency table")
+      ->capture_default_str()
+      ->check(OutputFileInExistingDirectory());
   cmd->callback([options] { RunBenchMpc(*options); });
 }
 

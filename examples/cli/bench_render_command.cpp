@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "dfmpc/envs/env.h"
+#include "output_path.h"
 #include "table.h"
 
 namespace dfmpc::cli {
@@ -59,7 +60,9 @@ void AddBenchRenderCommand(CLI::App& bench) {
       ->capture_default_str();
   cmd->add_option("--sizes", options->sizes, "square image sizes in pixels")->capture_default_str();
   cmd->add_option("--frames", options->frames, "timed frames per task and size")->capture_default_str();
-  cmd->add_option("--csv", options->csv, "CSV output path")->capture_default_str();
+  cmd->add_option("--csv", options->csv, "CSV output path")
+      ->capture_default_str()
+      ->check(OutputFileInExistingDirectory());
   cmd->callback([options] { RunBenchRender(*options); });
 }
 

@@ -14,6 +14,7 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "output_path.h"
 #include "progress_bar.h"
 
 namespace dfmpc::cli {
@@ -123,7 +124,9 @@ void AddCollectCommand(CLI::App& app) {
   cmd->add_option("--policy", options->policy, "random, oracle, or mixed (noisy oracle with random segments)")
       ->check(CLI::IsMember(envs::BaselinePolicyNames()))
       ->capture_default_str();
-  cmd->add_option("--out", options->out, "output .h5 file (written atomically)")->required();
+  cmd->add_option("--out", options->out, "output .h5 file (written atomically)")
+      ->required()
+      ->check(OutputFileInExistingDirectory());
   cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")->capture_default_str();
   cmd->add_option("--frames", options->frames, "also store rendered frames of this size, e.g. 64x64");
   cmd->add_option("--action-repeat", options->action_repeat, "physics steps per control step")

@@ -13,6 +13,7 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "output_path.h"
 #include "planner_policy.h"
 #include "progress_bar.h"
 #include "table.h"
@@ -118,7 +119,8 @@ void AddEvalCommand(CLI::App& app) {
                   "physics steps per control step (0: the model's for dfmpc, else 1)")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
-  cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV");
+  cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV")
+      ->check(OutputFileInExistingDirectory());
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   cmd->callback([options] { RunEval(*options); });
 }

@@ -26,6 +26,7 @@
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/sampler.h"
+#include "output_path.h"
 #include "plot/plot.h"
 #include "progress_bar.h"
 #include "table.h"
@@ -366,8 +367,10 @@ void AddEvalModelCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the sampling noise")->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
-  cmd->add_option("--csv", o->csv, "write every horizon's errors here");
-  cmd->add_option("--plot", o->plot, "write a PNG of error against horizon here");
+  cmd->add_option("--csv", o->csv, "write every horizon's errors here")
+      ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--plot", o->plot, "write a PNG of error against horizon here")
+      ->check(OutputFileInExistingDirectory());
   cmd->callback([o] { RunEvalModel(*o); });
 }
 

@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // Bad command lines read like every other error: one line, status 1.
+    std::cerr << "dfmpc: error: " << e.what() << " (see --help)\n";
+    return 1;
   } catch (const c10::Error& e) {
     // LibTorch errors carry a C++ backtrace; users need only the message.
     std::cerr << "dfmpc: error: " << e.what_without_backtrace() << "\n";

@@ -14,6 +14,7 @@
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/trainer.h"
+#include "output_path.h"
 #include "progress_bar.h"
 #include "table.h"
 #include "training_plot.h"
@@ -113,7 +114,8 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   CLI::App* cmd = app.add_subcommand("train", "Train a diffusion-forcing world model on a dataset");
   cmd->add_option("--data", o->data, "HDF5 dataset from `dfmpc collect`")->required();
   cmd->add_option("--out", o->out, "model checkpoint to write (side files share its stem)")
-      ->required();
+      ->required()
+      ->check(OutputFileInExistingDirectory());
   cmd->add_flag("--resume", o->resume, "continue from <stem>.state of an interrupted run");
   cmd->add_flag("--no-observation-deltas", o->absolute_only,
                 "tokens [a_{t-1}, o_t] without the change o_t - o_{t-1}");

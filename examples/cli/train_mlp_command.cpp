@@ -13,6 +13,7 @@
 #include "dataset_tokens.h"
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
+#include "output_path.h"
 #include "progress_bar.h"
 
 namespace dfmpc::cli {
@@ -71,7 +72,9 @@ void AddTrainMlpCommand(CLI::App& app, const std::string& command_line) {
   CLI::App* cmd =
       app.add_subcommand("train-mlp", "Train the one-step MLP dynamics baseline on a dataset");
   cmd->add_option("--data", o->data, "HDF5 dataset from `dfmpc collect`")->required();
-  cmd->add_option("--out", o->out, "MLP model file to write")->required();
+  cmd->add_option("--out", o->out, "MLP model file to write")
+      ->required()
+      ->check(OutputFileInExistingDirectory());
   cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
   cmd->add_option("--batch", o->trainer.batch_size, "transitions per step")->capture_default_str();
   cmd->add_option("--lr", o->trainer.learning_rate, "AdamW learning rate")->capture_default_str();
