@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "learning_rate.h"
 #include "model_archive.h"
 
 namespace dfmpc::worldmodel {
@@ -119,6 +120,8 @@ void MlpTrainOptions::Validate() const {
   Require(steps >= 0, "MLP training: steps must be >= 0");
   Require(batch_size > 0, "MLP training: batch size must be positive");
   Require(learning_rate > 0, "MLP training: learning rate must be positive");
+  Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
+          "MLP training: min learning rate ratio must be in [0, 1]");
   Require(weight_decay >= 0, "MLP training: weight decay must be >= 0");
 }
 
@@ -139,6 +142,11 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
       torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
   model.train();
   for (int step = 1; step <= options.steps; ++step) {
+    for (auto& group : optimizer.param_groups()) {
+      static_cast<torch::optim::AdamWOptions&>(group.options())
+          .lr(WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0,
+                                       options.learning_rate, options.min_learning_rate_ratio));
+    }
     const at::Tensor picks =
         at::randint(all.tokens.size(0), {options.batch_size}, generator, at::kLong);
     const at::Tensor loss = at::mse_loss(

@@ -13,12 +13,11 @@
 #include <stdexcept>
 
 #include "atomic_path.h"
+#include "learning_rate.h"
 #include "training_noise.h"
 
 namespace dfmpc::worldmodel {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 void Require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("TrainerOptions: " + what);
@@ -226,13 +225,8 @@ class Trainer::Impl {
   }
 
   double LearningRate(int step) const {
-    if (step < options_.warmup_steps) {
-      return options_.learning_rate * (step + 1) / options_.warmup_steps;
-    }
-    const double span = std::max(1, options_.steps - options_.warmup_steps);
-    const double progress = std::min(1.0, (step - options_.warmup_steps) / span);
-    const double ratio = options_.min_learning_rate_ratio;
-    return options_.learning_rate * (ratio + (1 - ratio) * 0.5 * (1 + std::cos(kPi * progress)));
+    return WarmupCosineLearningRate(step, options_.steps, options_.warmup_steps,
+                                    options_.learning_rate, options_.min_learning_rate_ratio);
   }
 
   double TrainStep() {

@@ -1,7 +1,7 @@
 // The usual learned-dynamics baseline: a one-step MLP that maps the current
 // normalized token x_t = [a_{t-1}, o_t] and the action a_t to the next
 // normalized observation o_{t+1}, predicting the change o_{t+1} - o_t.
-// Trained with AdamW on the mean squared error over random transitions of the
+// Trained with AdamW (cosine learning-rate decay) on the mean squared error over random transitions of the
 // same normalized token sequences as the transformer; multi-step predictions
 // roll it out autoregressively on given actions.
 //
@@ -61,6 +61,8 @@ struct MlpTrainOptions {
   int steps = 5000;
   int batch_size = 256;
   double learning_rate = 1e-3;
+  // Cosine decay from learning_rate to this fraction of it over the steps.
+  double min_learning_rate_ratio = 0.01;
   double weight_decay = 0.01;
   uint64_t seed = 0;  // draws of the transitions
 
