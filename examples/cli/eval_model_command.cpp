@@ -308,7 +308,7 @@ void RunEvalModel(const EvalModelOptions& o) {
                                                            checkpoint.normalizer);
     sample.chain = chain.get();
   }
-  ProgressBar bar("eval-model", windows.size(0));
+  ProgressBar bar("eval-model", windows.size(0), "windows");
   std::vector<HorizonErrors> models{
       Errors("df", PredictDiffusion(checkpoint, windows, o.context, sample, o.samples, bar), truth,
              observation_scale, pendulum)};
