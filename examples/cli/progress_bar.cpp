@@ -30,9 +30,12 @@ ProgressBar::ProgressBar(std::string label, long long total, std::string unit)
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
+double ProgressBar::Seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
 double ProgressBar::Rate(long long done) const {
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double seconds = Seconds();
   return seconds > 0.0 ? done / seconds : 0.0;
 }
 
@@ -53,15 +56,14 @@ void ProgressBar::Draw(long long done, const std::string& note, bool final) {
   std::string bar(filled, '#');
   bar.resize(kWidth, '.');
   const double rate = Rate(done);
-  const std::string time =
-      final ? "in " + FormatDuration(std::chrono::duration<double>(
-                                         std::chrono::steady_clock::now() - start_)
-                                         .count())
-      : rate > 0.0 ? "ETA " + FormatDuration((total_ - done) / rate)
-                   : "ETA -";
-  std::fprintf(stderr, "%s%s [%s] %lld/%lld %s, %.0f %s/s, %s%s%s%s",
-               terminal_ ? "\r" : "", label_.c_str(), bar.c_str(), done, total_, unit_.c_str(),
-               rate, unit_.c_str(),
+  std::string time = "ETA -";
+  if (final) {
+    time = "in " + FormatDuration(Seconds());
+  } else if (rate > 0.0) {
+    time = "ETA " + FormatDuration((total_ - done) / rate);
+  }
+  std::fprintf(stderr, "%s%s [%s] %lld/%lld %s, %.0f %s/s, %s%s%s%s", terminal_ ? "\r" : "",
+               label_.c_str(), bar.c_str(), done, total_, unit_.c_str(), rate, unit_.c_str(),
                time.c_str(), note.empty() ? "" : ", ", note.c_str(),
                terminal_ && !final ? "    " : "\n");
   std::fflush(stderr);

@@ -25,6 +25,7 @@ class ProgressBar {
 
  private:
   void Draw(long long done, const std::string& note, bool final);
+  double Seconds() const;  // since construction
 
   std::string label_;
   long long total_;

@@ -144,8 +144,8 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
   for (int step = 1; step <= options.steps; ++step) {
     for (auto& group : optimizer.param_groups()) {
       static_cast<torch::optim::AdamWOptions&>(group.options())
-          .lr(WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0,
-                                       options.learning_rate, options.min_learning_rate_ratio));
+          .lr(WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0, options.learning_rate,
+                                       options.min_learning_rate_ratio));
     }
     const at::Tensor picks =
         at::randint(all.tokens.size(0), {options.batch_size}, generator, at::kLong);
