@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# The README's test command: installs dependencies, builds, runs every test.
+# The README's test command: installs dependencies, builds, runs every test
+# twice: in the Release build (build/), then in a Debug build with
+# AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/; set
+# DFMPC_SANITIZE_TESTS=0 to skip it). Extra arguments go to both ctest runs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${DFMPC_BUILD_DIR:-$root/build}
+sanitize_dir=${DFMPC_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 
 bash "$root/scripts/build.sh"
-cd "$build_dir"
-ctest --output-on-failure -j"$(nproc)" "$@"
+echo "test: Release build ($build_dir)"
+(cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" "$@")
+
+if [ "${DFMPC_SANITIZE_TESTS:-1}" != 0 ]; then
+  DFMPC_BUILD_DIR=$sanitize_dir DFMPC_BUILD_TYPE=Debug \
+    DFMPC_CMAKE_ARGS="-DDFMPC_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_DEBUG=-g\ -O1" \
+    bash "$root/scripts/build.sh"
+  echo "test: Debug build with AddressSanitizer and UndefinedBehaviorSanitizer ($sanitize_dir)"
+  # Leak checking stays on; UBSan findings abort the test with a stack trace.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  (cd "$sanitize_dir" && ctest --output-on-failure -j"$(nproc)" "$@")
+fi

@@ -86,7 +86,10 @@ PlanDenoiser::CallOutput PlanDenoiser::Call(const at::Tensor& window, const at::
   if (guide) {
     // Committed tokens before the window are clean and constant.
     const at::Tensor prefix = at::cat({plan.tokens.narrow(1, 0, begin), result.clean_estimate}, 1);
-    cost(prefix).sum().backward();
+    // Only the window's gradient: the caller's parameters may require
+    // gradients, and their .grad must stay untouched.
+    cost(prefix).sum().backward({}, /*retain_graph=*/false,
+                                /*create_graph=*/false, {{input}});
     result.cost_gradient = input.grad();
     result.clean_estimate = result.clean_estimate.detach();
     result.eps = result.eps.detach();
@@ -101,7 +104,7 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
   const int horizon = program.horizon();
   DenoiseCounts counts;
   at::Tensor pending = newest_real;  // until it has led a call
-  int committed = 0;  // plan tokens whose keys and values are in the scratch region
+  int committed = 0;                 // plan tokens whose keys and values are in the scratch region
   for (int row = 0; row < program.num_calls(); ++row) {
     int last = -1;
     for (int t = horizon - 1; t >= 0 && last < 0; --t) {
@@ -115,9 +118,11 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
       const int t = committed + i;
       steps[i] = schedule_.LevelTimestep(program.level(row, t), options_.num_levels);
       moving[i] = program.Changes(row, t) ? 1.0 : 0.0;
-      // Tokens that do not move may be clean, where the x0 and eps
-      // conversions divide by zero; they get a harmless 0.5.
-      from[i] = moving[i] > 0 ? schedule_.AlphaBar(steps[i]) : 0.5;
+      // Every noisy token, moving or not, needs its own alpha-bar: its clean
+      // estimate feeds scoring, guidance and plan(). Clean tokens would make
+      // the x0 and eps conversions divide by zero; their estimate is the
+      // token itself (Call), so they get a harmless 0.5.
+      from[i] = program.level(row, t) > 0 ? schedule_.AlphaBar(steps[i]) : 0.5;
       to[i] = schedule_.AlphaBar(
           schedule_.LevelTimestep(program.level(row + 1, t), options_.num_levels));
     }
@@ -157,8 +162,8 @@ DenoiseCounts PlanDenoiser::Run(const SchedulingMatrix& program, PlanBatch& plan
   }
   if (pending.defined()) {  // no call ran: the token gets a forward of its own
     WindowKeysValues kv;
-    model_.Forward(pending, at::full({1}, -1, at::TensorOptions(at::kLong).device(device)),
-                   &cache, &kv);
+    model_.Forward(pending, at::full({1}, -1, at::TensorOptions(at::kLong).device(device)), &cache,
+                   &kv);
     cache.Append(Prefix(kv.keys, 1), Prefix(kv.values, 1));
     ++counts.token_forwards;
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,8 +16,10 @@
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/transformer.h"
+#include "intra_op_threads.h"
 #include "plan_denoiser.h"
 #include "plan_schedule.h"
+#include "real_token.h"
 
 namespace dfmpc::planner {
 
@@ -25,10 +28,6 @@ using worldmodel::KvCache;
 using worldmodel::SchedulingMatrix;
 
 namespace {
-
-at::Tensor ToTensor(const Eigen::VectorXd& v) {
-  return at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble).to(at::kFloat);
-}
 
 // Rows x cols float tensor (on any device) as an Eigen matrix.
 Eigen::MatrixXd ToEigen(const at::Tensor& matrix) {
@@ -39,6 +38,11 @@ Eigen::MatrixXd ToEigen(const at::Tensor& matrix) {
     for (int64_t c = 0; c < cpu.size(1); ++c) out(r, c) = data[r * cpu.size(1) + c];
   }
   return out;
+}
+
+at::Tensor ToTensor(const Eigen::VectorXd& v, const at::Device& device) {
+  return at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble)
+      .to(device, at::kFloat);
 }
 
 // The resolved options: u and the context length filled in, and checked
@@ -62,6 +66,11 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
                                 ") must be fewer than the context length minus one (" +
                                 std::to_string(options.context_length - 1) + ")");
   }
+  if (options.num_levels > checkpoint.info.num_timesteps) {
+    throw std::invalid_argument(
+        "planner: " + std::to_string(options.num_levels) + " levels exceed the model's " +
+        std::to_string(checkpoint.info.num_timesteps) + " training timesteps");
+  }
   // Checks that the schedule exists (a fresh warm token must enter at level K).
   if (options.mode == PlanMode::kWarm) {
     WarmProgram(options.num_levels, options.horizon, options.uncertainty, options.calls_per_step,
@@ -69,6 +78,31 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   }
   return options;
 }
+
+// Undoes a step's appends to the context cache unless committed, so that an
+// exception anywhere in a step leaves the history as it was.
+class CacheTransaction {
+ public:
+  explicit CacheTransaction(KvCache& cache) : cache_(cache), mark_(cache.Mark(1)) {}
+  ~CacheTransaction() {
+    if (committed_) return;
+    try {
+      cache_.Restore(mark_);
+    } catch (...) {  // copying back into preallocated storage failed: drop the
+                     // history
+      cache_.Clear();
+    }
+  }
+  CacheTransaction(const CacheTransaction&) = delete;
+  CacheTransaction& operator=(const CacheTransaction&) = delete;
+
+  void Commit() { committed_ = true; }
+
+ private:
+  KvCache& cache_;
+  worldmodel::KvCacheMark mark_;
+  bool committed_ = false;
+};
 
 }  // namespace
 
@@ -83,6 +117,7 @@ class Planner::Impl {
                   DenoiseOptions{options_.num_levels, checkpoint.info.prediction, options_.eta,
                                  options_.guidance_scale}),
         cache_(CacheOptions()),
+        real_tokens_(checkpoint.info.layout, checkpoint.normalizer, checkpoint.info.task),
         generator_(at::detail::createCPUGenerator(options_.seed)) {
     const worldmodel::TokenLayout& layout = checkpoint.info.layout;
     if (!cost_) throw std::invalid_argument("planner: no task cost given");
@@ -97,36 +132,41 @@ class Planner::Impl {
           "planner: the cost's observation/action sizes do not match "
           "the model's token layout");
     }
-    // The planner only needs gradients with respect to plan tokens.
-    for (at::Tensor& parameter : checkpoint_.model->parameters()) {
-      parameter.set_requires_grad(false);
-    }
   }
 
   void Reset(const Eigen::VectorXd& observation) {
-    CheckObservation(observation);
-    c10::InferenceMode inference(InferenceAllowed());
-    at::NoGradGuard no_grad;
+    real_tokens_.Check(observation);
     cache_.Clear();
     generator_ = at::detail::createCPUGenerator(options_.seed);
     has_plan_ = false;
     steps_ = 0;
     last_action_ = Eigen::VectorXd::Zero(action_dim());
-    // The first token carries a zero action and a zero change, as in training.
-    newest_real_ = RealToken(observation, observation);
     last_observation_ = observation;
+    plan_out_ = Plan{};
+    stats_ = StepStats{};
     reset_ = true;
   }
 
   Eigen::VectorXd Act(const Eigen::VectorXd& observation) {
     const auto start = std::chrono::steady_clock::now();
     if (!reset_) throw std::invalid_argument("planner: Act called before Reset");
-    CheckObservation(observation);
+    real_tokens_.Check(observation);
+    if (steps_ == 0 && observation != last_observation_) {
+      throw std::invalid_argument(
+          "planner: the first Act after Reset must receive the observation "
+          "given to Reset "
+          "(later ones receive the observation the last action led to)");
+    }
+    IntraOpThreads threads(options_.threads);
     c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
-    stats_ = StepStats{};
-    if (steps_ > 0) newest_real_ = RealToken(observation, last_observation_);
-    last_observation_ = observation;
+    // Everything below works on copies, committed at the end: an exception
+    // leaves the planner as it was.
+    CacheTransaction transaction(cache_);
+    at::Generator generator = generator_.clone();
+    // The first token carries a zero action and a zero change, as in training.
+    const at::Tensor real = real_tokens_.Build(
+        last_action_, observation, steps_ == 0 ? observation : last_observation_, device());
 
     const bool warm = options_.mode == PlanMode::kWarm && has_plan_;
     const SchedulingMatrix program =
@@ -134,25 +174,39 @@ class Planner::Impl {
                            options_.calls_per_step, options_.renoise_levels)
              : FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
                                 /*complete=*/options_.mode == PlanMode::kReplan);
-    if (warm) {
-      ShiftPlan(program);
-    } else {
-      StartFromNoise();
-    }
+    PlanBatch plan = warm ? ShiftedPlan(program, generator) : NoisePlan(generator);
     const DenoiseCounts counts = denoiser_.Run(
-        program, plan_, cache_, generator_,
-        [this](const at::Tensor& prefix) { return PrefixCost(prefix); }, newest_real_);
-    newest_real_ = at::Tensor();  // now in the context cache
+        program, plan, cache_, generator,
+        [&](const at::Tensor& prefix) { return PrefixCost(prefix, observation); }, real);
     cache_.RollbackScratch();
-    stats_.calls = counts.calls;
-    stats_.token_forwards += counts.token_forwards;
+    StepStats stats;
+    stats.calls = counts.calls;
+    stats.token_forwards = counts.token_forwards;
 
-    const Eigen::VectorXd action = Choose(program);
+    std::optional<Choice> choice = Choose(plan, program, observation);
+    Eigen::VectorXd action;
+    if (choice) {
+      action = std::move(choice->action);
+      transaction.Commit();
+      plan_ = std::move(choice->plan);
+      plan_levels_ = std::move(choice->levels);
+      plan_out_ = std::move(choice->described);
+      has_plan_ = true;
+    } else {
+      action = FallbackAction();
+      stats.fallback = true;
+      transaction.Commit();
+      cache_.Clear();  // the history may hold non-finite keys and values
+      plan_out_ = Plan{};
+      has_plan_ = false;
+    }
+    generator_ = std::move(generator);
     last_action_ = action;
-    has_plan_ = true;
+    last_observation_ = observation;
     ++steps_;
-    stats_.latency_ms =
+    stats.latency_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    stats_ = stats;
     return action;
   }
 
@@ -167,6 +221,14 @@ class Planner::Impl {
   const KvCache& context_cache() const { return cache_; }
 
  private:
+  // The candidate a step keeps, with what the planner stores of it.
+  struct Choice {
+    Eigen::VectorXd action;
+    PlanBatch plan;           // the chosen plan in every candidate slot
+    std::vector<int> levels;  // its levels after the step
+    Plan described;
+  };
+
   worldmodel::KvCacheOptions CacheOptions() const {
     worldmodel::KvCacheOptions cache = checkpoint_.model->CacheOptions();
     // The newest real token rides in each step's first call (PlanDenoiser).
@@ -182,56 +244,37 @@ class Planner::Impl {
   at::Device device() const { return cache_.options().device; }
   int token_dim() const { return checkpoint_.info.layout.token_dim(); }
 
-  void CheckObservation(const Eigen::VectorXd& observation) const {
-    if (observation.size() != observation_dim()) {
-      throw std::invalid_argument("planner: observation has " + std::to_string(observation.size()) +
-                                  " entries, the " + task() + " model expects " +
-                                  std::to_string(observation_dim()));
-    }
-    if (!observation.allFinite()) {
-      throw std::invalid_argument("planner: observation contains NaN or infinite values");
-    }
-  }
-
-  // Appends the real token [a_{s-1}, o_s, o_s - o_{s-1}] with one forward.
   // Without guidance nothing needs autograd, and inference mode also skips
   // the version counting and view tracking that dominate a small op's cost.
   // Plan and cache tensors are then inference tensors, so a planner never
   // mixes the two modes: guidance is fixed by its options.
   bool InferenceAllowed() const { return options_.guidance_scale == 0.0; }
 
-  // The real token [a_{s-1}, o_s, o_s - o_{s-1}], normalized, [1, 1, d].
-  at::Tensor RealToken(const Eigen::VectorXd& observation, const Eigen::VectorXd& previous) const {
-    const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    Eigen::VectorXd token(token_dim());
-    token << last_action_, observation;
-    if (layout.observation_deltas) token.tail(layout.observation_dim) = observation - previous;
-    return checkpoint_.normalizer.Normalize(ToTensor(token).to(device())).view({1, 1, -1});
-  }
-
-  at::Tensor Noise(int64_t tokens) {
-    return at::randn({options_.candidates, tokens, token_dim()}, generator_,
+  at::Tensor Noise(int64_t tokens, at::Generator& generator) const {
+    return at::randn({options_.candidates, tokens, token_dim()}, generator,
                      at::TensorOptions().dtype(at::kFloat))
         .to(device());
   }
 
-  void StartFromNoise() {
-    plan_.tokens = Noise(options_.horizon);
-    plan_.clean_estimate = at::zeros_like(plan_.tokens);
-    plan_.estimated = 0;
+  PlanBatch NoisePlan(at::Generator& generator) const {
+    PlanBatch plan;
+    plan.tokens = Noise(options_.horizon, generator);
+    plan.clean_estimate = at::zeros_like(plan.tokens);
+    return plan;
   }
 
-  // Drops the executed token, appends a pure-noise one, and re-noises every
-  // token from its shifted resting level to the program's first row.
-  void ShiftPlan(const SchedulingMatrix& program) {
+  // The kept plan with the executed token dropped, a pure-noise one
+  // appended, and every token re-noised from its shifted resting level to
+  // the program's first row. New tensors: the kept plan is not modified.
+  PlanBatch ShiftedPlan(const SchedulingMatrix& program, at::Generator& generator) const {
     const int horizon = options_.horizon;
-    const at::Tensor kept = plan_.tokens.narrow(1, 1, horizon - 1);
-    plan_.tokens = at::cat({kept, Noise(1)}, 1);
-    plan_.clean_estimate = at::cat({plan_.clean_estimate.narrow(1, 1, horizon - 1),
-                                    at::zeros_like(plan_.tokens.narrow(1, 0, 1))},
-                                   1);
-    plan_.estimated = std::max(0, plan_.estimated - 1);
-    if (options_.calls_per_step == 1 && options_.renoise_levels == 0) return;
+    PlanBatch plan;
+    plan.tokens = at::cat({plan_.tokens.narrow(1, 1, horizon - 1), Noise(1, generator)}, 1);
+    plan.clean_estimate = at::cat({plan_.clean_estimate.narrow(1, 1, horizon - 1),
+                                   at::zeros_like(plan.tokens.narrow(1, 0, 1))},
+                                  1);
+    plan.estimated = std::max(0, plan_.estimated - 1);
+    if (options_.calls_per_step == 1 && options_.renoise_levels == 0) return plan;
     // Forward diffusion from level a to level b >= a: scale by
     // sqrt(ab_b / ab_a) and add noise of variance 1 - ab_b / ab_a.
     std::vector<double> keep(horizon, 1.0);
@@ -242,67 +285,96 @@ class Planner::Impl {
     keep[horizon - 1] = 1.0;  // the fresh token is pure noise already
     const at::Tensor ratio =
         at::tensor(keep, at::kDouble).view({1, horizon, 1}).to(device(), at::kFloat);
-    plan_.tokens = ratio.sqrt() * plan_.tokens + (1 - ratio).sqrt() * Noise(horizon);
+    plan.tokens = ratio.sqrt() * plan.tokens + (1 - ratio).sqrt() * Noise(horizon, generator);
+    return plan;
   }
 
   double LevelAlphaBar(int level) const {
     return schedule_.AlphaBar(schedule_.LevelTimestep(level, options_.num_levels));
   }
 
-  // Summed task cost [N] of normalized clean plan prefixes [N, n, d].
-  at::Tensor PrefixCost(const at::Tensor& prefix) const {
+  // Summed task cost [N] of normalized clean plan prefixes [N, n, d] that
+  // follow `observation`.
+  at::Tensor PrefixCost(const at::Tensor& prefix, const Eigen::VectorXd& observation) const {
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
     const at::Tensor tokens = checkpoint_.normalizer.Denormalize(prefix);
     const at::Tensor previous =
-        ToTensor(last_observation_).to(device()).expand({prefix.size(0), layout.observation_dim});
+        ToTensor(observation, device()).expand({prefix.size(0), layout.observation_dim});
     const at::Tensor observations = worldmodel::TokenObservations(layout, tokens, previous);
     const at::Tensor actions = tokens.narrow(-1, 0, layout.action_dim);
     return cost_->StepCosts(observations, actions).sum(1);
   }
 
-  // Scores the candidates, keeps the chosen plan for every candidate slot and
-  // returns the action to execute.
-  Eigen::VectorXd Choose(const SchedulingMatrix& program) {
-    const int estimated = std::max(1, plan_.estimated);
-    const at::Tensor costs = PrefixCost(plan_.clean_estimate.narrow(1, 0, estimated));
-    const int64_t best = costs.argmin().item<int64_t>();
+  // Scores the candidates and picks the plan to keep and the action to
+  // execute. A candidate whose cost, action or tokens are not finite is
+  // never picked; nullopt when none is left.
+  std::optional<Choice> Choose(const PlanBatch& plan, const SchedulingMatrix& program,
+                               const Eigen::VectorXd& observation) const {
+    const int estimated = std::max(1, plan.estimated);
+    const at::Tensor costs = PrefixCost(plan.clean_estimate.narrow(1, 0, estimated), observation);
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor first_actions = checkpoint_.normalizer.Denormalize(plan_.tokens.select(1, 0))
+    const at::Tensor first_actions = checkpoint_.normalizer.Denormalize(plan.tokens.select(1, 0))
                                          .narrow(-1, 0, layout.action_dim);  // [N, act]
+    const at::Tensor valid = at::isfinite(costs) & at::isfinite(first_actions).all(1) &
+                             at::isfinite(plan.tokens).flatten(1).all(1);
+    if (!valid.any().item<bool>()) return std::nullopt;
+    const at::Tensor finite_costs =
+        at::where(valid, costs, at::full_like(costs, std::numeric_limits<float>::infinity()));
+    const int64_t best = finite_costs.argmin().item<int64_t>();
     at::Tensor action = first_actions[best];
     if (options_.selection == Selection::kMppi) {
-      const at::Tensor weights = at::softmax(-(costs - costs.min()) / options_.temperature, 0);
-      action = (weights.unsqueeze(1) * first_actions).sum(0);
+      // Invalid candidates get weight exp(-inf) = 0 and a zero action.
+      const at::Tensor weights =
+          at::softmax(-(finite_costs - finite_costs[best]) / options_.temperature, 0);
+      const at::Tensor actions =
+          at::where(valid.unsqueeze(1), first_actions, at::zeros_like(first_actions));
+      action = (weights.unsqueeze(1) * actions).sum(0);
     }
-    plan_.tokens = plan_.tokens.narrow(0, best, 1).expand_as(plan_.tokens).clone();
-    plan_.clean_estimate =
-        plan_.clean_estimate.narrow(0, best, 1).expand_as(plan_.clean_estimate).clone();
-    plan_levels_.assign(options_.horizon, 0);
+    Choice choice;
+    choice.action = ToEigen(action.clamp(-1.0, 1.0).view({1, -1})).row(0).transpose();
+    if (!choice.action.allFinite()) return std::nullopt;
+    choice.plan.tokens = plan.tokens.narrow(0, best, 1).expand_as(plan.tokens).clone();
+    choice.plan.clean_estimate =
+        plan.clean_estimate.narrow(0, best, 1).expand_as(plan.clean_estimate).clone();
+    choice.plan.estimated = plan.estimated;
+    choice.levels.resize(options_.horizon);
     for (int t = 0; t < options_.horizon; ++t) {
-      plan_levels_[t] = program.level(program.rows() - 1, t);
+      choice.levels[t] = program.level(program.rows() - 1, t);
     }
-    Describe(costs[best].item<double>());
-    return ToEigen(action.clamp(-1.0, 1.0).view({1, -1})).row(0).transpose();
+    choice.described =
+        Describe(choice.plan, choice.levels, finite_costs[best].item<double>(), observation);
+    return choice;
   }
 
-  // Fills plan_out_ from the kept plan (candidate 0 after Choose).
-  void Describe(double cost) {
+  // The kept plan (candidate 0) in the environment's units.
+  Plan Describe(const PlanBatch& plan, const std::vector<int>& levels, double cost,
+                const Eigen::VectorXd& observation) const {
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor estimate = checkpoint_.normalizer.Denormalize(plan_.clean_estimate[0]);
+    const at::Tensor estimate = checkpoint_.normalizer.Denormalize(plan.clean_estimate[0]);
     const at::Tensor observations =
-        worldmodel::TokenObservations(layout, estimate, ToTensor(last_observation_).to(device()));
-    plan_out_.actions = ToEigen(estimate.narrow(-1, 0, layout.action_dim));
-    plan_out_.observations = ToEigen(observations);
+        worldmodel::TokenObservations(layout, estimate, ToTensor(observation, device()));
+    Plan out;
+    out.actions = ToEigen(estimate.narrow(-1, 0, layout.action_dim));
+    out.observations = ToEigen(observations);
     // Tokens never run through the model have no estimate yet.
-    const int unknown = options_.horizon - plan_.estimated;
+    const int unknown = options_.horizon - plan.estimated;
     if (unknown > 0) {
       const double nan = std::numeric_limits<double>::quiet_NaN();
-      plan_out_.actions.bottomRows(unknown).setConstant(nan);
-      plan_out_.observations.bottomRows(unknown).setConstant(nan);
+      out.actions.bottomRows(unknown).setConstant(nan);
+      out.observations.bottomRows(unknown).setConstant(nan);
     }
-    plan_out_.levels = plan_levels_;
-    plan_out_.tokens = ToEigen(plan_.tokens[0]);
-    plan_out_.cost = cost;
+    out.levels = levels;
+    out.tokens = ToEigen(plan.tokens[0]);
+    out.cost = cost;
+    return out;
+  }
+
+  // The previous plan's action for this step, or zero without a usable one.
+  Eigen::VectorXd FallbackAction() const {
+    if (has_plan_ && plan_out_.actions.rows() > 1 && plan_out_.actions.row(1).allFinite()) {
+      return plan_out_.actions.row(1).transpose().cwiseMax(-1.0).cwiseMin(1.0);
+    }
+    return Eigen::VectorXd::Zero(action_dim());
   }
 
   Checkpoint checkpoint_;
@@ -311,6 +383,7 @@ class Planner::Impl {
   worldmodel::NoiseSchedule schedule_;
   PlanDenoiser denoiser_;
   KvCache cache_;
+  RealTokenBuilder real_tokens_;
   at::Generator generator_;
 
   PlanBatch plan_;
@@ -318,9 +391,9 @@ class Planner::Impl {
   bool has_plan_ = false;
   bool reset_ = false;
   int64_t steps_ = 0;
+  // Before the first Act: the observation given to Reset.
   Eigen::VectorXd last_observation_;
   Eigen::VectorXd last_action_;
-  at::Tensor newest_real_;  // [1, 1, d]: observed, not yet in the cache
   Plan plan_out_;
   StepStats stats_;
 };

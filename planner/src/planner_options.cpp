@@ -48,6 +48,7 @@ void PlannerOptions::Validate() const {
   Require(std::isfinite(eta) && eta >= 0.0, "eta must be finite and >= 0");
   Require(context_length >= 0, "context length must be >= 0 (0 picks the model's window - H)");
   Require(num_sinks >= 0, "sinks must be >= 0");
+  Require(threads >= 0, "threads must be >= 0 (0 leaves LibTorch's setting)");
 }
 
 }  // namespace dfmpc::planner

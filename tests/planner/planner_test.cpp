@@ -19,54 +19,10 @@
 #include "dfmpc/worldmodel/tokens.h"
 #include "dfmpc/worldmodel/transformer.h"
 #include "plan_schedule.h"
+#include "shipped_pendulum.h"
 
 namespace dfmpc::planner {
 namespace {
-
-const std::string kPendulum = "pendulum_swingup";
-
-std::string ModelPath(const std::string& task) {
-  return std::string(DFMPC_SHIPPED_MODELS_DIR) + "/" + task + ".pt";
-}
-
-const worldmodel::Checkpoint& Pendulum() {
-  static const worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(ModelPath(kPendulum));
-  return checkpoint;
-}
-
-std::unique_ptr<Planner> MakePlanner(const PlannerOptions& options) {
-  return std::make_unique<Planner>(Pendulum(), MakeTaskCost(kPendulum), options);
-}
-
-PlannerOptions Small(PlanMode mode) {
-  PlannerOptions options;
-  options.mode = mode;
-  options.horizon = 16;
-  options.num_levels = 4;
-  options.candidates = 1;
-  return options;
-}
-
-// The observations and actions of `steps` control steps of `planner` on the
-// pendulum started with `seed`.
-struct Trajectory {
-  std::vector<Eigen::VectorXd> observations, actions;
-};
-
-Trajectory Drive(Planner& planner, int steps, std::uint64_t seed) {
-  auto env = envs::MakeEnv(kPendulum);
-  Trajectory trajectory;
-  Eigen::VectorXd observation = env->Reset(seed);
-  planner.Reset(observation);
-  for (int s = 0; s < steps; ++s) {
-    trajectory.observations.push_back(observation);
-    const Eigen::VectorXd action = planner.Act(observation);
-    trajectory.actions.push_back(action);
-    observation = env->Step(action).observation;
-  }
-  trajectory.observations.push_back(observation);
-  return trajectory;
-}
 
 TEST(PlannerTest, WarmEqualsReplanOnTheFirstStep) {
   for (const bool guided : {false, true}) {
@@ -95,7 +51,8 @@ TEST(PlannerTest, ContextCacheEqualsEncodingTheRealTokensAtOnce) {
   const int steps = 10;  // 11 real tokens: below the capacity, no eviction yet
   const Trajectory trajectory = Drive(*planner, steps, 3);
   const worldmodel::KvCache& cache = planner->context_cache();
-  ASSERT_EQ(cache.persistent_size(), steps);  // o_0 .. o_{steps-1}; the last is not observed yet
+  ASSERT_EQ(cache.persistent_size(),
+            steps);  // o_0 .. o_{steps-1}; the last is not observed yet
   ASSERT_EQ(cache.scratch_size(), 0);
 
   // The same real tokens [a_{s-1}, o_s, o_s - o_{s-1}], built from the
@@ -203,7 +160,8 @@ TEST(PlannerTest, BeatsRandomOnAShortPendulumEpisode) {
 
 TEST(PlannerTest, RejectsBadInputAndStaysUsable) {
   auto planner = MakePlanner(Small(PlanMode::kWarm));
-  EXPECT_THROW(planner->Act(Eigen::Vector3d(1, 0, 0)), std::invalid_argument);  // before Reset
+  EXPECT_THROW(planner->Act(Eigen::Vector3d(1, 0, 0)),
+               std::invalid_argument);  // before Reset
   const Eigen::Vector3d good(1.0, 0.0, 0.0);
   planner->Reset(good);
   planner->Act(good);

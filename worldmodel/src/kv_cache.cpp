@@ -28,13 +28,14 @@ std::vector<at::Tensor> ZerosPerLayer(const KvCacheOptions& o, int64_t batch, in
 KvCache::KvCache(const KvCacheOptions& options) : options_(options) {
   Require(options.num_layers > 0 && options.num_heads > 0 && options.head_dim > 0,
           "layers, heads and head_dim must be positive");
-  Require(options.capacity > 0, "capacity must be positive, got " +
-                                    std::to_string(options.capacity));
+  Require(options.capacity > 0,
+          "capacity must be positive, got " + std::to_string(options.capacity));
   Require(options.scratch_capacity >= 0, "scratch capacity must be >= 0");
   Require(options.persistent_batch > 0 && options.scratch_batch > 0, "batches must be positive");
   if (options.evict) {
     Require(options.num_sinks >= 0 && options.num_sinks < options.capacity,
-            "num_sinks must be in [0, capacity) so the ring has at least one slot, got " +
+            "num_sinks must be in [0, capacity) so the ring has at least one "
+            "slot, got " +
                 std::to_string(options.num_sinks) + " sinks for capacity " +
                 std::to_string(options.capacity));
   }
@@ -63,17 +64,15 @@ void KvCache::CheckLayerTensors(const std::vector<at::Tensor>& keys,
       Require(t->dim() == 4 && t->size(0) >= 1 && t->size(0) <= max_batch &&
                   t->size(1) == options_.num_heads && t->size(2) == n &&
                   t->size(3) == options_.head_dim,
-              std::string(what) + ": layer tensors must be [batch <= " +
-                  std::to_string(max_batch) + ", " + std::to_string(options_.num_heads) +
-                  ", n, " + std::to_string(options_.head_dim) + "], got " +
-                  std::to_string(t->dim()) + "-d tensor of " + std::to_string(t->numel()) +
-                  " elements");
+              std::string(what) + ": layer tensors must be [batch <= " + std::to_string(max_batch) +
+                  ", " + std::to_string(options_.num_heads) + ", n, " +
+                  std::to_string(options_.head_dim) + "], got " + std::to_string(t->dim()) +
+                  "-d tensor of " + std::to_string(t->numel()) + " elements");
     }
   }
 }
 
-int KvCache::NextPersistentSlot() const {
-  const int64_t p = next_position_;
+int KvCache::PersistentSlot(int64_t p) const {
   if (p < options_.capacity) return static_cast<int>(p);
   const int64_t ring = options_.capacity - options_.num_sinks;
   return static_cast<int>(options_.num_sinks + (p - options_.num_sinks) % ring);
@@ -83,13 +82,11 @@ void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::
                      int level) {
   CheckLayerTensors(keys, values, options_.persistent_batch, "Append");
   Require(keys[0].size(0) == options_.persistent_batch,
-          "Append: batch must equal persistent_batch " +
-              std::to_string(options_.persistent_batch));
+          "Append: batch must equal persistent_batch " + std::to_string(options_.persistent_batch));
   const int64_t n = keys[0].size(2);
   if (!options_.evict && next_position_ + n > options_.capacity) {
     throw std::length_error("KvCache: context of " + std::to_string(next_position_ + n) +
-                            " tokens exceeds the capacity of " +
-                            std::to_string(options_.capacity) +
+                            " tokens exceeds the capacity of " + std::to_string(options_.capacity) +
                             " of a cache without eviction");
   }
   Require(scratch_size_ == 0,
@@ -97,7 +94,7 @@ void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::
   // Copy in runs of consecutive slots: the whole context at once when it
   // fits, and at most two runs when the ring wraps.
   for (int64_t i = 0; i < n;) {
-    const int slot = NextPersistentSlot();
+    const int slot = PersistentSlot(next_position_);
     const int64_t run = std::min<int64_t>(n - i, options_.capacity - slot);
     for (int l = 0; l < options_.num_layers; ++l) {
       keys_[l].narrow(2, slot, run).copy_(keys[l].narrow(2, i, run));
@@ -144,6 +141,43 @@ void KvCache::Clear() {
   next_position_ = 0;
 }
 
+KvCacheMark KvCache::Mark(int tokens) const {
+  KvCacheMark mark;
+  mark.persistent_size = persistent_size_;
+  mark.next_position = next_position_;
+  for (int64_t p = next_position_; p < next_position_ + tokens; ++p) {
+    if (!options_.evict && p >= options_.capacity) break;  // Append would throw
+    mark.slots.push_back(PersistentSlot(p));
+    mark.saved_slots.push_back(slots_[mark.slots.back()]);
+  }
+  if (mark.slots.empty()) return mark;
+  const at::Tensor index = at::tensor(std::vector<int64_t>(mark.slots.begin(), mark.slots.end()),
+                                      at::TensorOptions(at::kLong).device(options_.device));
+  for (int l = 0; l < options_.num_layers; ++l) {
+    mark.keys.push_back(keys_[l].index_select(2, index));
+    mark.values.push_back(values_[l].index_select(2, index));
+  }
+  return mark;
+}
+
+void KvCache::Restore(const KvCacheMark& mark) {
+  const int64_t appended = next_position_ - mark.next_position;
+  Require(appended >= 0 && appended <= static_cast<int64_t>(mark.slots.size()),
+          "Restore: the mark does not cover the " + std::to_string(appended) +
+              " tokens appended since it was taken");
+  RollbackScratch();
+  for (int64_t i = 0; i < appended; ++i) {
+    const int slot = mark.slots[i];
+    for (int l = 0; l < options_.num_layers; ++l) {
+      keys_[l].narrow(2, slot, 1).copy_(mark.keys[l].narrow(2, i, 1));
+      values_[l].narrow(2, slot, 1).copy_(mark.values[l].narrow(2, i, 1));
+    }
+    slots_[slot] = mark.saved_slots[i];
+  }
+  persistent_size_ = mark.persistent_size;
+  next_position_ = mark.next_position;
+}
+
 std::vector<int64_t> KvCache::KeptPositions() const {
   std::vector<int64_t> kept;
   for (const CacheSlot& slot : slots_) {
@@ -163,8 +197,7 @@ std::vector<CacheSegment> KvCache::Segments(int layer, int64_t batch) const {
   auto add = [&](const at::Tensor& keys, const at::Tensor& values, int64_t first, int64_t n,
                  int64_t query_offset) {
     if (n > 0) {
-      segments.push_back(
-          {keys.narrow(2, first, n), values.narrow(2, first, n), query_offset});
+      segments.push_back({keys.narrow(2, first, n), values.narrow(2, first, n), query_offset});
     }
   };
   const int64_t gone = evicted();
@@ -172,13 +205,12 @@ std::vector<CacheSegment> KvCache::Segments(int layer, int64_t batch) const {
     add(keys_[layer], values_[layer], 0, persistent_size_, 0);
   } else {
     add(keys_[layer], values_[layer], 0, options_.num_sinks, gone);
-    add(keys_[layer], values_[layer], options_.num_sinks,
-        persistent_size_ - options_.num_sinks, 0);
+    add(keys_[layer], values_[layer], options_.num_sinks, persistent_size_ - options_.num_sinks, 0);
   }
   if (scratch_size_ > 0) {
-    Require(batch <= options_.scratch_batch,
-            "a batch of " + std::to_string(batch) + " queries exceeds the scratch batch " +
-                std::to_string(options_.scratch_batch));
+    Require(batch <= options_.scratch_batch, "a batch of " + std::to_string(batch) +
+                                                 " queries exceeds the scratch batch " +
+                                                 std::to_string(options_.scratch_batch));
     add(scratch_keys_[layer].narrow(0, 0, batch), scratch_values_[layer].narrow(0, 0, batch), 0,
         scratch_size_, 0);
   }

@@ -70,6 +70,11 @@ struct PlannerOptions {
   // a plain sliding window; sinks keep an episode's first tokens instead.
   int num_sinks = 0;
   std::uint64_t seed = 0;
+  // LibTorch intra-op threads for this planner's calls, set on the calling
+  // thread for the duration of Act and restored after it; 0 leaves the
+  // caller's setting. (LibTorch keeps this count per thread in its OpenMP
+  // build, Debian's; its inter-op pool is process-wide and is not touched.)
+  int threads = 0;
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;
@@ -77,6 +82,7 @@ struct PlannerOptions {
 
 // The plan kept after the last Act, in the environment's units: row j
 // predicts the token x_{s+1+j} = [a_{s+j}, o_{s+1+j}] of control step s.
+// Empty after Reset and after a fallback step.
 struct Plan {
   Eigen::MatrixXd actions;       // H x action size (row 0 is the executed action)
   Eigen::MatrixXd observations;  // H x observation size
@@ -90,6 +96,10 @@ struct StepStats {
   std::int64_t token_forwards = 0;  // tokens run through the model, per candidate,
                                     // the appended real token included
   double latency_ms = 0.0;          // wall time of the whole Act
+  // No candidate plan was finite: the action is the previous plan's next
+  // one (zero without one), the plan is dropped and the context history
+  // restarts from this observation, so later steps recover.
+  bool fallback = false;
 };
 
 class Planner {
@@ -109,12 +119,20 @@ class Planner {
                                            const PlannerOptions& options,
                                            const std::string& task = "");
 
-  // Starts an episode at `observation` and forgets the plan.
+  // Starts an episode at `observation` (o_0) and forgets the plan and the
+  // history.
   void Reset(const Eigen::VectorXd& observation);
-  // Observes the next observation (the result of the last returned action),
-  // plans and returns the action to execute, within [-1, 1]. A wrong size,
-  // NaN or inf, or a call before Reset throws std::invalid_argument and
-  // leaves the planner as it was.
+  // Takes the current observation and returns the action to execute now,
+  // finite and within [-1, 1]. The first Act after Reset receives o_0 again
+  // (the observation given to Reset), every later one the observation that
+  // the last returned action led to: the loop is Reset(o); then a = Act(o),
+  // o = step(a), repeated.
+  // Throws std::invalid_argument for a call before Reset, a wrong size, NaN
+  // or inf, an observation feature more than 1e4 standard deviations of the
+  // training data from its mean, or a first Act whose observation differs
+  // from Reset's. Strong guarantee: on any exception (these, or one from
+  // the model, the cost or memory) the planner is as it was before the call.
+  // When no candidate plan is finite the step falls back (StepStats).
   Eigen::VectorXd Act(const Eigen::VectorXd& observation);
 
   const Plan& plan() const;

@@ -53,6 +53,18 @@ struct CacheSlot {
   bool occupied = false;
 };
 
+// The persistent region as it was before some appends, enough to undo them
+// (KvCache::Restore): its counters and the slots those appends may
+// overwrite, with their contents. Lets a caller that appends and then fails
+// leave the cache as it found it.
+struct KvCacheMark {
+  int persistent_size = 0;
+  int64_t next_position = 0;
+  std::vector<int> slots;                // slots the next appends write
+  std::vector<CacheSlot> saved_slots;    // their metadata before
+  std::vector<at::Tensor> keys, values;  // their contents before, per layer
+};
+
 // Keys, values and query offset of a run of occupied slots, as views into
 // the storage. Queries attend to it rotated at (absolute position -
 // query_offset).
@@ -80,6 +92,12 @@ class KvCache {
   void RollbackScratch();
   // Empties both regions (storage is kept).
   void Clear();
+  // Records what appending up to `tokens` persistent tokens would overwrite.
+  KvCacheMark Mark(int tokens) const;
+  // Undoes the appends made since `mark` (at most its token count) and rolls
+  // back the scratch. Throws std::invalid_argument for a mark of another
+  // cache state (more tokens appended than it covers, or after Clear).
+  void Restore(const KvCacheMark& mark);
 
   int persistent_size() const { return persistent_size_; }
   int scratch_size() const { return scratch_size_; }
@@ -105,15 +123,16 @@ class KvCache {
   int64_t StorageBytes() const;
 
  private:
-  // Slot of the next persistent token: in order until full, then the ring slot
-  // holding the oldest non-sink token.
-  int NextPersistentSlot() const;
+  // Slot of the persistent token at absolute position `position`: in order
+  // until full, then the ring slot holding the oldest non-sink token.
+  int PersistentSlot(int64_t position) const;
   void CheckLayerTensors(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
                          int64_t max_batch, const char* what) const;
 
   KvCacheOptions options_;
-  std::vector<at::Tensor> keys_, values_;                  // [Bp, h, capacity, hd]
-  std::vector<at::Tensor> scratch_keys_, scratch_values_;  // [Bs, h, scratch, hd]
+  std::vector<at::Tensor> keys_, values_;  // [Bp, h, capacity, hd]
+  std::vector<at::Tensor> scratch_keys_,
+      scratch_values_;  // [Bs, h, scratch, hd]
   std::vector<CacheSlot> slots_, scratch_slots_;
   int persistent_size_ = 0;
   int scratch_size_ = 0;
