@@ -132,7 +132,7 @@ class DatasetWriter::Impl {
   }
 
   DatasetInfo info_;
-  AtomicFile file_;
+  internal::AtomicFile file_;
   hdf5::Handle h5_;
   std::optional<hdf5::RowWriter> observations_, next_observations_, actions_, rewards_, terminals_,
       timeouts_, frames_;

@@ -3,9 +3,10 @@
 #include <torch/serialize.h>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
-#include "atomic_path.h"
+#include "atomic_file.h"
 
 namespace dfmpc::worldmodel {
 
@@ -23,7 +24,10 @@ void SaveModelArchive(const std::string& path, nlohmann::json metadata,
   torch::serialize::OutputArchive weights;
   model.save(weights);
   archive.write("model", weights);
-  WriteAtomically(path, [&](const std::string& temporary) { archive.save_to(temporary); });
+  // Saved through a stream, the archive's records carry no file name.
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  internal::WriteFileAtomically(path, bytes.str());
 }
 
 ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
