@@ -12,13 +12,17 @@ namespace f = dataset_format;
 
 namespace {
 
+void CheckShape(hid_t file, const char* name, const std::vector<hsize_t>& shape) {
+  if (hdf5::Shape(file, name) != shape) {
+    throw std::runtime_error(std::string("dataset '") + name + "' has an unexpected shape");
+  }
+}
+
 // Reads a dataset of shape [rows, row_dims...] into `buffer`, checking the shape.
 template <typename T>
 void ReadArray(hid_t file, const char* name, hid_t type, const std::vector<hsize_t>& shape,
                T* buffer) {
-  if (hdf5::Shape(file, name) != shape) {
-    throw std::runtime_error(std::string("dataset '") + name + "' has an unexpected shape");
-  }
+  CheckShape(file, name, shape);
   hsize_t count = 1;
   for (hsize_t d : shape) count *= d;
   if (count > 0) hdf5::ReadInto(file, name, type, buffer);
@@ -58,6 +62,10 @@ Dataset ReadContents(hid_t file, bool load_frames) {
   const hsize_t e = static_cast<hsize_t>(hdf5::ReadInt64Attribute(file, "num_episodes"));
   const hsize_t obs = data.info.observation_size;
   const hsize_t act = data.info.action_size;
+  // Shapes before sizes: a corrupt count must not size an allocation.
+  CheckShape(file, f::kObservations, {n, obs});
+  CheckShape(file, f::kActions, {n, act});
+  CheckShape(file, f::kEpisodeStarts, {e});
   data.observations.resize(n, obs);
   data.next_observations.resize(n, obs);
   data.actions.resize(n, act);
@@ -91,6 +99,7 @@ Dataset ReadContents(hid_t file, bool load_frames) {
   if (load_frames && data.info.frame_width > 0) {
     const hsize_t h = data.info.frame_height;
     const hsize_t w = data.info.frame_width;
+    CheckShape(file, f::kFrames, {n, h, w, 3});
     data.frames.resize(n * h * w * 3);
     ReadArray(file, f::kFrames, H5T_NATIVE_UINT8, {n, h, w, 3}, data.frames.data());
   }

@@ -104,6 +104,8 @@ RowWriter::RowWriter(hid_t file, const char* name, hid_t type, std::vector<hsize
   Handle properties(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   Check(H5Pset_chunk(properties.get(), rank, chunk.data()), std::string("chunking ") + name);
   if (compress) Check(H5Pset_deflate(properties.get(), 1), std::string("compressing ") + name);
+  // A checksum per chunk: a corrupt byte of data is a read error, not a value.
+  Check(H5Pset_fletcher32(properties.get()), std::string("checksumming ") + name);
   dataset_ = Handle(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, properties.get(),
                                H5P_DEFAULT),
                     H5Dclose);

@@ -94,7 +94,7 @@ bool PutGif(GifFileType* gif, const std::vector<std::vector<std::uint8_t>>& fram
 void WritePng(const std::string& path, const std::vector<std::uint8_t>& rgb, int width,
               int height) {
   CheckFrame(rgb, width, height);
-  AtomicFile file(path);
+  internal::AtomicFile file(path);
   if (stbi_write_png(file.temporary_path().c_str(), width, height, 3, rgb.data(), width * 3) == 0) {
     throw std::runtime_error("cannot write PNG '" + path + "'");
   }
@@ -106,11 +106,11 @@ void WriteGif(const std::string& path, const std::vector<std::vector<std::uint8_
   if (frames.empty()) throw std::invalid_argument("GIF needs at least one frame");
   for (const auto& frame : frames) CheckFrame(frame, width, height);
   if (width > 65535 || height > 65535) throw std::invalid_argument("GIF frames are too large");
-  AtomicFile file(path);
+  internal::AtomicFile file(path);
   int error = 0;
-  // giflib would create the file 0600; open it ourselves with the usual
-  // 0666 & ~umask. EGifOpenFileHandle owns the descriptor from here on.
-  const int fd = open(file.temporary_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  // giflib would create the file 0600; write into the one AtomicFile made
+  // (0666 & ~umask). EGifOpenFileHandle owns the descriptor from here on.
+  const int fd = open(file.temporary_path().c_str(), O_WRONLY | O_TRUNC);
   if (fd < 0) {
     throw std::runtime_error("cannot create GIF '" + path + "': " + std::strerror(errno));
   }

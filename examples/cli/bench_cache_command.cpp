@@ -17,6 +17,7 @@
 #include "dfmpc/worldmodel/sampler.h"
 #include "dfmpc/worldmodel/transformer.h"
 #include "output_path.h"
+#include "statistics.h"
 #include "table.h"
 
 namespace dfmpc::cli {
@@ -32,12 +33,6 @@ struct BenchCacheOptions {
   std::string device = "cpu";
   std::string csv = "bench_cache.csv";
 };
-
-double MedianMs(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-}
 
 void RunBenchCache(const BenchCacheOptions& o) {
   if (o.repeats < 1 || o.threads < 1) throw std::invalid_argument("--repeats and --threads must be >= 1");
@@ -77,7 +72,7 @@ void RunBenchCache(const BenchCacheOptions& o) {
                          std::chrono::steady_clock::now() - start)
                          .count());
       }
-      const double median = MedianMs(ms);
+      const double median = Median(ms);
       if (mode == worldmodel::CacheMode::kNone) none_ms = median;
       table.AddRow({std::to_string(s), worldmodel::CacheModeName(mode),
                     std::to_string(stats.calls), std::to_string(stats.token_forwards),

@@ -22,6 +22,7 @@
 #include "output_path.h"
 #include "planner_policy.h"
 #include "progress_bar.h"
+#include "statistics.h"
 #include "table.h"
 
 namespace dfmpc::cli {

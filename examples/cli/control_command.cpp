@@ -17,6 +17,7 @@
 #include "dfmpc/envs/policy.h"
 #include "planner_policy.h"
 #include "progress_bar.h"
+#include "statistics.h"
 #include "table.h"
 #include "trajectory_plot.h"
 

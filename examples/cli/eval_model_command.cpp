@@ -29,6 +29,7 @@
 #include "output_path.h"
 #include "plot/plot.h"
 #include "progress_bar.h"
+#include "statistics.h"
 #include "table.h"
 
 namespace dfmpc::cli {
@@ -165,12 +166,18 @@ std::vector<std::string> Header(const std::vector<HorizonErrors>& models) {
   return header;
 }
 
+// The values of a 1-D tensor, as doubles.
+std::vector<double> Values(const at::Tensor& tensor) {
+  const at::Tensor doubles = tensor.to(at::kDouble).contiguous();
+  return {doubles.data_ptr<double>(), doubles.data_ptr<double>() + doubles.numel()};
+}
+
 // Mean and median over windows at horizon index `h` (0-based).
 void AddStatistics(const at::Tensor& errors, int64_t h, int decimals,
                    std::vector<std::string>& row) {
   const at::Tensor column = errors.select(1, h).to(at::kDouble);
   row.push_back(FormatFixed(column.mean().item<double>(), decimals));
-  row.push_back(FormatFixed(at::quantile(column, 0.5).item<double>(), decimals));
+  row.push_back(FormatFixed(Median(Values(column)), decimals));
 }
 
 std::vector<std::string> Row(const std::vector<HorizonErrors>& models, int64_t h) {
@@ -193,11 +200,10 @@ void PrintPerFeature(const HorizonErrors& m, int64_t horizon) {
   Table table(header);
   for (int64_t h = 0; h < horizon; ++h) {
     if (!Shown(h, horizon)) continue;
-    const at::Tensor medians =
-        std::get<0>(m.feature.select(1, h).median(0)).to(at::kDouble).contiguous();
+    const at::Tensor errors = m.feature.select(1, h);  // [windows, features]
     std::vector<std::string> row{std::to_string(h + 1)};
-    for (int64_t f = 0; f < medians.numel(); ++f) {
-      row.push_back(FormatFixed(medians.data_ptr<double>()[f], 4));
+    for (int64_t f = 0; f < errors.size(1); ++f) {
+      row.push_back(FormatFixed(Median(Values(errors.select(1, f))), 4));
     }
     table.AddRow(row);
   }

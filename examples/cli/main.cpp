@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 
+#include "command_line.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -16,8 +17,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddScheduleCommand(app);
   dfmpc::cli::AddCollectCommand(app);
   dfmpc::cli::AddEvalCommand(app);
-  std::string command_line = "dfmpc";
-  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  const std::string command_line = dfmpc::cli::PortableCommandLine(argc, argv);
   dfmpc::cli::AddTrainCommand(app, command_line);
   dfmpc::cli::AddTrainMlpCommand(app, command_line);
   dfmpc::cli::AddEvalModelCommand(app);

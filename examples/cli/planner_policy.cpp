@@ -1,11 +1,9 @@
 #include "planner_policy.h"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
-#include <limits>
 #include <utility>
 
 namespace dfmpc::cli {
@@ -84,14 +82,6 @@ int PlannerActionRepeat(const planner::Planner& planner, int requested) {
                                 std::to_string(trained) + " physics step(s) per control step");
   }
   return trained;
-}
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const double rank = std::ceil(p / 100.0 * values.size());
-  const std::size_t index = static_cast<std::size_t>(std::max(1.0, rank)) - 1;
-  return values[std::min(index, values.size() - 1)];
 }
 
 }  // namespace dfmpc::cli

@@ -67,9 +67,6 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
 // is an error (the model would predict at the wrong control rate).
 int PlannerActionRepeat(const planner::Planner& planner, int requested);
 
-// p-th percentile (0..100, nearest rank) of `values`; NaN when empty.
-double Percentile(std::vector<double> values, double p);
-
 }  // namespace dfmpc::cli
 
 #endif  // DFMPC_EXAMPLES_CLI_PLANNER_POLICY_H_

@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "plot/temp_file.h"
+#include "atomic_file.h"
 
 namespace dfmpc::cli {
 
@@ -45,9 +45,7 @@ void Table::WriteCsv(const std::string& path) const {
   };
   line(header_);
   for (const auto& row : rows_) line(row);
-  plot::TempFile file(path, "csv");
-  file.Write(csv.str());
-  file.RenameTo(path);
+  internal::WriteFileAtomically(path, csv.str());
 }
 
 }  // namespace dfmpc::cli

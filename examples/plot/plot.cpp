@@ -5,9 +5,9 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "atomic_file.h"
 #include "plot/gnuplot_script.h"
 #include "plot/subprocess.h"
-#include "plot/temp_file.h"
 #include "plot/validate.h"
 
 namespace dfmpc::plot {
@@ -39,22 +39,28 @@ Rgb SeriesColor(std::size_t index) { return kPalette[index % kPalette.size()]; }
 void WritePlotPng(const std::string& path, const std::vector<Panel>& panels, int width,
                   int panel_height) {
   ValidatePlot(panels, width, panel_height);
-  TempFile png(path, "tmp");
-  const TempFile script(path, "gp");
-  script.Write(GnuplotScript(panels, width, panel_height, png.path()));
+  internal::AtomicFile png(path);
+  // The script is a scratch file beside the plot, never committed: removed
+  // when `script` goes out of scope.
+  internal::AtomicFile script(path + ".gp");
+  std::ofstream script_file(script.temporary_path(), std::ios::binary);
+  script_file << GnuplotScript(panels, width, panel_height, png.temporary_path());
+  if (!script_file.flush()) {
+    throw std::runtime_error("cannot write a gnuplot script beside " + path);
+  }
   ProcessResult gnuplot;
   try {
-    gnuplot = RunProcess({"gnuplot", script.path()});
+    gnuplot = RunProcess({"gnuplot", script.temporary_path()});
   } catch (const std::runtime_error& error) {
     throw std::runtime_error(std::string(error.what()) + " (Debian package gnuplot-nox)");
   }
   if (!gnuplot.exited_normally || gnuplot.exit_code != 0) {
     throw std::runtime_error("gnuplot failed to draw " + path + ":\n" + gnuplot.output);
   }
-  if (!StartsWithPngSignature(png.path())) {
+  if (!StartsWithPngSignature(png.temporary_path())) {
     throw std::runtime_error("gnuplot wrote no PNG for " + path + ":\n" + gnuplot.output);
   }
-  png.RenameTo(path);
+  png.Commit();
 }
 
 }  // namespace dfmpc::plot

@@ -7,10 +7,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dfmpc/worldmodel/tokens.h"
+#include "model_archive.h"
 #include "tiny_model.h"
 
 namespace dfmpc::worldmodel {
@@ -32,6 +37,23 @@ ModelInfo TinyInfo() {
 Normalizer TinyNormalizer() {
   return Normalizer(torch::tensor({0.1f, -0.2f, 0.3f, 0.0f, 2.0f}),
                     torch::tensor({1.0f, 2.0f, 0.5f, 1.5f, 3.0f}));
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A torch archive as a model file of this format would hold it, with a valid
+// checksum: what gets past the checksum to the checks behind it.
+void SaveWithChecksum(torch::serialize::OutputArchive& archive, const std::string& path) {
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  WriteBytes(path, WithChecksum(bytes.str()));
 }
 
 // Expects LoadCheckpoint to fail with a message containing `needle`.
@@ -130,24 +152,83 @@ TEST(CheckpointTest, BadCheckpointsAreClearErrors) {
   std::filesystem::copy_file(good, truncated,
                              std::filesystem::copy_options::overwrite_existing);
   std::filesystem::resize_file(truncated, std::filesystem::file_size(good) / 2);
-  ExpectLoadError(truncated, "truncated, corrupt or not a dfmpc model");
+  ExpectLoadError(truncated, "checksum mismatch: the file is corrupt");
 
   const std::string text = TempPath("text.pt");
   std::ofstream(text) << "hello";
-  ExpectLoadError(text, "truncated, corrupt or not a dfmpc model");
+  ExpectLoadError(text, "checksum mismatch: the file is corrupt");
+
+  // A file of format version 1 (a bare torch archive) has no checksum.
+  const std::string version1 = TempPath("version1.pt");
+  torch::serialize::OutputArchive bare;
+  bare.write("metadata",
+             c10::IValue(std::string(R"({"format": "dfmpc-model", "format_version": 1})")));
+  bare.save_to(version1);
+  ExpectLoadError(version1, "files written before format version 2 have none");
+
+  // Past the checksum: a valid archive that is no dfmpc model.
+  const std::string zip_text = TempPath("zip_text.pt");
+  WriteBytes(zip_text, WithChecksum("hello"));
+  ExpectLoadError(zip_text, "truncated, corrupt or not a dfmpc model");
 
   const std::string newer = TempPath("newer.pt");
   torch::serialize::OutputArchive archive;
   archive.write("metadata", c10::IValue(std::string(
                                 R"({"format": "dfmpc-model", "format_version": 99})")));
-  archive.save_to(newer);
+  SaveWithChecksum(archive, newer);
   ExpectLoadError(newer, "format version 99");
 
   const std::string foreign = TempPath("foreign.pt");
   torch::serialize::OutputArchive other;
   other.write("weights", torch::zeros({3}));
-  other.save_to(foreign);
+  SaveWithChecksum(other, foreign);
   ExpectLoadError(foreign, "not a dfmpc model");
+}
+
+// Every flipped byte, truncation or appended byte is refused before the
+// archive is parsed, wherever it lands (weights included, which the archive
+// itself does not check).
+TEST(CheckpointTest, CorruptFilesFailTheChecksum) {
+  DfTransformer model = testing::TinyModel(5);
+  const std::string good = TempPath("checksummed.pt");
+  SaveCheckpoint(good, TinyInfo(), TinyNormalizer(), *model);
+  const std::string bytes = ReadBytes(good);
+  ASSERT_GT(bytes.size(), 1000u);
+  const std::string bad = TempPath("corrupt.pt");
+  std::mt19937 random(3);
+  std::uniform_int_distribution<std::size_t> position(0, bytes.size() - 1);
+  std::vector<std::size_t> flips{0, bytes.size() / 2, bytes.size() - 1};
+  for (int i = 0; i < 40; ++i) flips.push_back(position(random));
+  for (const std::size_t at : flips) {
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    WriteBytes(bad, flipped);
+    SCOPED_TRACE("byte " + std::to_string(at) + " flipped");
+    ExpectLoadError(bad, "checksum mismatch: the file is corrupt");
+  }
+  for (const std::size_t size :
+       {std::size_t{0}, std::size_t{19}, bytes.size() / 3, bytes.size() - 4, bytes.size() - 1}) {
+    WriteBytes(bad, bytes.substr(0, size));
+    SCOPED_TRACE("truncated to " + std::to_string(size) + " bytes");
+    ExpectLoadError(bad, "checksum mismatch: the file is corrupt");
+  }
+  WriteBytes(bad, bytes + '\0');
+  ExpectLoadError(bad, "checksum mismatch: the file is corrupt");
+}
+
+// A model file names no directory of the machine that wrote it.
+TEST(CheckpointTest, SavedFileHoldsNoAbsolutePath) {
+  const std::filesystem::path directory =
+      std::filesystem::absolute(TempPath("machine_specific_directory"));
+  std::filesystem::create_directories(directory);
+  const std::string path = (directory / "model.pt").string();
+  ModelInfo info = TinyInfo();
+  info.notes = "dfmpc train --data data.h5";
+  SaveCheckpoint(path, info, TinyNormalizer(), *testing::TinyModel(5));
+  const std::string bytes = ReadBytes(path);
+  EXPECT_EQ(bytes.find("machine_specific_directory"), std::string::npos);
+  EXPECT_EQ(bytes.find(".tmp"), std::string::npos);  // nor the temporary file's name
+  EXPECT_NO_THROW(LoadCheckpoint(path));
 }
 
 TEST(CheckpointTest, FailedSaveLeavesNoFile) {

@@ -119,7 +119,7 @@ TEST(MlpDynamicsTest, BadFilesGiveClearErrors) {
   expect_error(TempPath("missing.pt"), {}, "does not exist");
   const std::string garbage = TempPath("garbage.pt");
   std::ofstream(garbage) << "not a model";
-  expect_error(garbage, {}, "not a dfmpc model");
+  expect_error(garbage, {}, "checksum mismatch: the file is corrupt");
 
   MlpDynamics model = SmallModel();
   const std::string good = TempPath("good.pt");

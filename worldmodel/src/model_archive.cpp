@@ -1,13 +1,79 @@
 #include "model_archive.h"
 
 #include <torch/serialize.h>
+#include <zlib.h>
 
+#include <array>
+#include <cstdint>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
 
-#include "atomic_path.h"
+#include "atomic_file.h"
 
 namespace dfmpc::worldmodel {
+namespace {
+
+// Since format version 2 a model file is the torch archive followed by a
+// trailer: this magic, the archive's size (8 bytes) and a CRC-32 (4 bytes) of
+// everything before it, all little-endian. The archive stays a valid zip.
+constexpr std::string_view kTrailerMagic = "DFMPCSUM";
+constexpr std::size_t kTrailerSize = kTrailerMagic.size() + 8 + 4;
+constexpr const char* kCorrupt = "checksum mismatch: the file is corrupt";
+
+std::uint32_t Crc32(std::string_view bytes) {
+  return static_cast<std::uint32_t>(
+      crc32_z(crc32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
+}
+
+void AppendLittleEndian(std::uint64_t value, int bytes, std::string& out) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+std::uint64_t ReadLittleEndian(std::string_view bytes) {
+  std::uint64_t value = 0;
+  for (std::size_t i = bytes.size(); i-- > 0;) {
+    value = (value << 8) | static_cast<unsigned char>(bytes[i]);
+  }
+  return value;
+}
+
+// The archive inside `file` once its trailer checks out.
+std::string_view VerifiedArchive(const std::string& path, std::string_view file) {
+  if (file.size() < kTrailerSize ||
+      file.substr(file.size() - kTrailerSize, kTrailerMagic.size()) != kTrailerMagic) {
+    FailCheckpoint(path, std::string(kCorrupt) +
+                             " or truncated (no checksum trailer; files written before format "
+                             "version 2 have none)");
+  }
+  const std::string_view checked = file.substr(0, file.size() - 4);
+  const std::uint64_t archive_size =
+      ReadLittleEndian(file.substr(file.size() - kTrailerSize + kTrailerMagic.size(), 8));
+  if (archive_size != file.size() - kTrailerSize ||
+      ReadLittleEndian(file.substr(file.size() - 4)) != Crc32(checked)) {
+    FailCheckpoint(path, kCorrupt);
+  }
+  return file.substr(0, archive_size);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) FailCheckpoint(path, "file does not exist or cannot be read");
+  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) FailCheckpoint(path, "cannot be read");
+  return bytes;
+}
+
+}  // namespace
+
+std::string WithChecksum(std::string archive) {
+  const std::uint64_t archive_size = archive.size();
+  archive += kTrailerMagic;
+  AppendLittleEndian(archive_size, 8, archive);
+  AppendLittleEndian(Crc32(archive), 4, archive);
+  return archive;
+}
 
 void FailCheckpoint(const std::string& path, const std::string& why) {
   throw std::runtime_error("checkpoint " + path + ": " + why);
@@ -23,16 +89,20 @@ void SaveModelArchive(const std::string& path, nlohmann::json metadata,
   torch::serialize::OutputArchive weights;
   model.save(weights);
   archive.write("model", weights);
-  WriteAtomically(path, [&](const std::string& temporary) { archive.save_to(temporary); });
+  // Saved through a stream, the archive's records carry no file name.
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  internal::WriteFileAtomically(path, WithChecksum(bytes.str()));
 }
 
 ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
                               const std::string& description) {
-  if (!std::ifstream(path).good()) FailCheckpoint(path, "file does not exist or cannot be read");
+  const std::string file = ReadFile(path);
+  const std::string_view archive = VerifiedArchive(path, file);
   ModelArchive opened{path, {}, {}};
   c10::IValue metadata;
   try {
-    opened.archive.load_from(path);
+    opened.archive.load_from(archive.data(), archive.size());
     if (!opened.archive.try_read("metadata", metadata) || !metadata.isString()) {
       FailCheckpoint(path, "not a dfmpc model (no metadata record)");
     }

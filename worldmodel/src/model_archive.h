@@ -1,6 +1,6 @@
 // The file format shared by every model checkpoint (internal): one torch
 // archive holding a JSON metadata record, the normalization statistics and
-// the module's weights, written atomically.
+// the module's weights, written atomically with a checksum.
 #ifndef DFMPC_WORLDMODEL_SRC_MODEL_ARCHIVE_H_
 #define DFMPC_WORLDMODEL_SRC_MODEL_ARCHIVE_H_
 
@@ -18,6 +18,10 @@ namespace dfmpc::worldmodel {
 // Throws std::runtime_error("checkpoint <path>: <why>").
 [[noreturn]] void FailCheckpoint(const std::string& path, const std::string& why);
 
+// The bytes of a model file holding the serialized torch `archive`: the
+// archive followed by a trailer with its size and a CRC-32 of the file.
+std::string WithChecksum(std::string archive);
+
 // `metadata` must hold "format" and "format_version"; "library_version" is
 // stamped here.
 void SaveModelArchive(const std::string& path, nlohmann::json metadata,
@@ -30,7 +34,8 @@ struct ModelArchive {
   nlohmann::json metadata;
 };
 
-// Throws (via FailCheckpoint) for a missing, truncated or foreign file, another
+// Verifies the checksum before anything is parsed. Throws (via
+// FailCheckpoint) for a missing, corrupt, truncated or foreign file, another
 // format or format version. `description` names the expected kind in errors,
 // with its article ("a dfmpc model file").
 ModelArchive OpenModelArchive(const std::string& path, const std::string& format,

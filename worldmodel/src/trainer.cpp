@@ -10,9 +10,10 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
-#include "atomic_path.h"
+#include "atomic_file.h"
 #include "learning_rate.h"
 #include "training_noise.h"
 
@@ -283,7 +284,9 @@ class Trainer::Impl {
     archive.write("model", model);
     archive.write("ema", ema);
     archive.write("optimizer", optimizer);
-    WriteAtomically(path, [&](const std::string& temporary) { archive.save_to(temporary); });
+    std::ostringstream bytes;
+    archive.save_to(bytes);
+    internal::WriteFileAtomically(path, bytes.str());
   }
 
   void LoadState(const std::string& path) {

@@ -1,6 +1,7 @@
 // Model checkpoints: one file with the weights, the model config, the
 // normalization statistics, the task and token layout, the noise schedule,
-// a format version and the library version. Written atomically.
+// a format version and the library version, and a checksum of the whole file
+// that is verified before anything is parsed. Written atomically.
 #ifndef DFMPC_WORLDMODEL_CHECKPOINT_H_
 #define DFMPC_WORLDMODEL_CHECKPOINT_H_
 
@@ -12,7 +13,8 @@
 
 namespace dfmpc::worldmodel {
 
-inline constexpr int kCheckpointFormatVersion = 1;
+// Version 2 added the checksum; files of version 1 are refused.
+inline constexpr int kCheckpointFormatVersion = 2;
 
 // Version of this library, e.g. "0.1.0".
 const char* LibraryVersion();
