@@ -109,7 +109,7 @@ Dataset ReadContents(hid_t file, bool load_frames) {
 }  // namespace
 
 Dataset ReadDataset(const std::string& path, bool load_frames) {
-  hdf5::SilenceErrors();
+  const hdf5::QuietErrors quiet;
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     throw std::runtime_error("cannot read dataset '" + path +
                              "': missing, truncated or not an HDF5 file");

@@ -15,7 +15,6 @@ namespace f = dataset_format;
 namespace {
 
 hdf5::Handle CreateFile(const std::string& path) {
-  hdf5::SilenceErrors();
   // The HDF5 1.8 file format checksums the superblock and every object header
   // (attributes included); the 1.6 format of the default bounds has none.
   hdf5::Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -147,13 +146,24 @@ class DatasetWriter::Impl {
   long long num_steps_ = 0;
 };
 
-DatasetWriter::DatasetWriter(const std::string& path, const DatasetInfo& info)
-    : impl_(std::make_unique<Impl>(path, info)) {}
+DatasetWriter::DatasetWriter(const std::string& path, const DatasetInfo& info) {
+  const hdf5::QuietErrors quiet;
+  impl_ = std::make_unique<Impl>(path, info);
+}
 
-DatasetWriter::~DatasetWriter() = default;
+DatasetWriter::~DatasetWriter() {
+  const hdf5::QuietErrors quiet;
+  impl_.reset();
+}
 
-void DatasetWriter::Append(const Episode& episode) { impl_->Append(episode); }
+void DatasetWriter::Append(const Episode& episode) {
+  const hdf5::QuietErrors quiet;
+  impl_->Append(episode);
+}
 
-void DatasetWriter::Commit() { impl_->Commit(); }
+void DatasetWriter::Commit() {
+  const hdf5::QuietErrors quiet;
+  impl_->Commit();
+}
 
 }  // namespace dfmpc::envs

@@ -19,7 +19,12 @@ void Handle::Reset() {
   id_ = -1;
 }
 
-void SilenceErrors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+QuietErrors::QuietErrors() {
+  H5Eget_auto2(H5E_DEFAULT, &handler_, &data_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, handler_, data_); }
 
 void Check(herr_t status, const std::string& what) {
   if (status < 0) throw std::runtime_error("HDF5: " + what + " failed");
@@ -29,9 +34,9 @@ namespace {
 
 void WriteAttribute(hid_t object, const char* name, hid_t type, const void* value) {
   Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  Handle attribute(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                   H5Aclose);
-  if (!attribute.valid()) throw std::runtime_error(std::string("HDF5: cannot create attribute ") + name);
+  Handle attribute(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (!attribute.valid())
+    throw std::runtime_error(std::string("HDF5: cannot create attribute ") + name);
   Check(H5Awrite(attribute.get(), type, value), std::string("writing attribute ") + name);
 }
 
@@ -40,7 +45,8 @@ Handle OpenAttribute(hid_t object, const char* name) {
     throw std::runtime_error(std::string("missing attribute '") + name + "'");
   }
   Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-  if (!attribute.valid()) throw std::runtime_error(std::string("cannot open attribute '") + name + "'");
+  if (!attribute.valid())
+    throw std::runtime_error(std::string("cannot open attribute '") + name + "'");
   return attribute;
 }
 
@@ -77,7 +83,8 @@ std::string ReadStringAttribute(hid_t object, const char* name) {
     throw std::runtime_error(std::string("attribute '") + name + "' is not a fixed-length string");
   }
   std::string value(H5Tget_size(type.get()), '\0');
-  Check(H5Aread(attribute.get(), type.get(), value.data()), std::string("reading attribute ") + name);
+  Check(H5Aread(attribute.get(), type.get(), value.data()),
+        std::string("reading attribute ") + name);
   value.resize(value.find_last_not_of('\0') + 1);
   return value;
 }
@@ -106,10 +113,11 @@ RowWriter::RowWriter(hid_t file, const char* name, hid_t type, std::vector<hsize
   if (compress) Check(H5Pset_deflate(properties.get(), 1), std::string("compressing ") + name);
   // A checksum per chunk: a corrupt byte of data is a read error, not a value.
   Check(H5Pset_fletcher32(properties.get()), std::string("checksumming ") + name);
-  dataset_ = Handle(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, properties.get(),
-                               H5P_DEFAULT),
-                    H5Dclose);
-  if (!dataset_.valid()) throw std::runtime_error(std::string("HDF5: cannot create dataset ") + name);
+  dataset_ =
+      Handle(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+             H5Dclose);
+  if (!dataset_.valid())
+    throw std::runtime_error(std::string("HDF5: cannot create dataset ") + name);
 }
 
 void RowWriter::Append(const void* rows, hsize_t count) {
@@ -148,7 +156,8 @@ void ReadInto(hid_t file, const char* name, hid_t type, void* buffer) {
   Handle dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
   if (!dataset.valid()) throw std::runtime_error(std::string("cannot open dataset '") + name + "'");
   if (H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer) < 0) {
-    throw std::runtime_error(std::string("cannot read dataset '") + name + "' (truncated or corrupt?)");
+    throw std::runtime_error(std::string("cannot read dataset '") + name +
+                             "' (truncated or corrupt?)");
   }
 }
 

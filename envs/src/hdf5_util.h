@@ -30,9 +30,20 @@ class Handle {
   Closer close_ = nullptr;
 };
 
-// Turns off HDF5's printing of error stacks to stderr (errors are reported
-// through exceptions instead).
-void SilenceErrors();
+// Turns off HDF5's printing of error stacks to stderr for its lifetime
+// (errors are reported through exceptions instead) and then restores the
+// handler the process had, so a program's own HDF5 use is left as it was.
+class QuietErrors {
+ public:
+  QuietErrors();
+  ~QuietErrors();
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+
+ private:
+  H5E_auto2_t handler_ = nullptr;
+  void* data_ = nullptr;
+};
 
 // Throws std::runtime_error(what) when `status` is negative.
 void Check(herr_t status, const std::string& what);

@@ -79,28 +79,36 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   return options;
 }
 
-// Undoes a step's appends to the context cache unless committed, so that an
-// exception anywhere in a step leaves the history as it was.
-class CacheTransaction {
+// Undoes a step's changes to the context cache and the random generator
+// unless committed, so that an exception anywhere in a step leaves both as
+// they were. (The generator is saved as its state: Generator::clone leaks
+// its copy in LibTorch 1.13.)
+class StepTransaction {
  public:
-  explicit CacheTransaction(KvCache& cache) : cache_(cache), mark_(cache.Mark(1)) {}
-  ~CacheTransaction() {
+  StepTransaction(KvCache& cache, at::Generator& generator)
+      : cache_(cache),
+        mark_(cache.Mark(1)),
+        generator_(generator),
+        generator_state_(generator.get_state()) {}
+  ~StepTransaction() {
     if (committed_) return;
     try {
+      generator_.set_state(generator_state_);
       cache_.Restore(mark_);
-    } catch (...) {  // copying back into preallocated storage failed: drop the
-                     // history
+    } catch (...) {  // copying back into preallocated storage failed: drop the history
       cache_.Clear();
     }
   }
-  CacheTransaction(const CacheTransaction&) = delete;
-  CacheTransaction& operator=(const CacheTransaction&) = delete;
+  StepTransaction(const StepTransaction&) = delete;
+  StepTransaction& operator=(const StepTransaction&) = delete;
 
   void Commit() { committed_ = true; }
 
  private:
   KvCache& cache_;
   worldmodel::KvCacheMark mark_;
+  at::Generator& generator_;
+  at::Tensor generator_state_;
   bool committed_ = false;
 };
 
@@ -160,10 +168,10 @@ class Planner::Impl {
     IntraOpThreads threads(options_.threads);
     c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
-    // Everything below works on copies, committed at the end: an exception
-    // leaves the planner as it was.
-    CacheTransaction transaction(cache_);
-    at::Generator generator = generator_.clone();
+    // The step builds its plan in new tensors and assigns members only at
+    // the end; on an exception the transaction restores the cache and the
+    // generator, so the planner is as it was.
+    StepTransaction transaction(cache_, generator_);
     // The first token carries a zero action and a zero change, as in training.
     const at::Tensor real = real_tokens_.Build(
         last_action_, observation, steps_ == 0 ? observation : last_observation_, device());
@@ -174,9 +182,9 @@ class Planner::Impl {
                            options_.calls_per_step, options_.renoise_levels)
              : FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
                                 /*complete=*/options_.mode == PlanMode::kReplan);
-    PlanBatch plan = warm ? ShiftedPlan(program, generator) : NoisePlan(generator);
+    PlanBatch plan = warm ? ShiftedPlan(program, generator_) : NoisePlan(generator_);
     const DenoiseCounts counts = denoiser_.Run(
-        program, plan, cache_, generator,
+        program, plan, cache_, generator_,
         [&](const at::Tensor& prefix) { return PrefixCost(prefix, observation); }, real);
     cache_.RollbackScratch();
     StepStats stats;
@@ -200,7 +208,6 @@ class Planner::Impl {
       plan_out_ = Plan{};
       has_plan_ = false;
     }
-    generator_ = std::move(generator);
     last_action_ = action;
     last_observation_ = observation;
     ++steps_;

@@ -141,6 +141,39 @@ TEST_F(DatasetTest, TruncatedFileIsAClearError) {
   EXPECT_THROW(ReadDataset(Path("missing.h5")), std::runtime_error);
 }
 
+herr_t CountingHandler(hid_t, void* calls) {
+  ++*static_cast<int*>(calls);
+  return 0;
+}
+
+TEST_F(DatasetTest, LeavesTheProgramsHdf5ErrorHandlerAsItWas) {
+  // A program that uses HDF5 itself keeps its own error reporting: the
+  // library silences HDF5 only inside its own calls.
+  H5E_auto2_t saved_handler = nullptr;
+  void* saved_data = nullptr;
+  H5Eget_auto2(H5E_DEFAULT, &saved_handler, &saved_data);
+  int calls = 0;
+  H5Eset_auto2(H5E_DEFAULT, CountingHandler, &calls);
+  auto env = ShortEnv(20);
+  {
+    DatasetWriter writer(Path("ok.h5"), Info(*env));
+    writer.Append(MakeEpisode(*env, 1, 0, 0));
+    writer.Commit();
+  }
+  ReadDataset(Path("ok.h5"));
+  std::ofstream(Path("broken.h5")) << "not hdf5";
+  EXPECT_THROW(ReadDataset(Path("broken.h5")), std::runtime_error);
+  EXPECT_EQ(calls, 0) << "HDF5 reported errors of the library's own calls";
+  H5E_auto2_t handler = nullptr;
+  void* data = nullptr;
+  H5Eget_auto2(H5E_DEFAULT, &handler, &data);
+  EXPECT_EQ(handler, &CountingHandler);
+  EXPECT_EQ(data, &calls);
+  H5Fopen(Path("missing.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);  // the program's own error
+  EXPECT_GT(calls, 0);
+  H5Eset_auto2(H5E_DEFAULT, saved_handler, saved_data);
+}
+
 TEST_F(DatasetTest, ForeignFilesAreAClearError) {
   const std::string text = Path("notes.txt");
   std::ofstream(text) << "not a dataset\n";
