@@ -140,6 +140,7 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
     throw std::invalid_argument("DfTransformer: timesteps must be [window] or [batch, window]");
   }
   if (window == 0) throw std::invalid_argument("DfTransformer: empty window");
+  if (cache != nullptr) CheckCacheOptions(cache->options());
   if (known_actions.defined() &&
       (!known_action_input_ || known_actions.dim() != 3 || known_actions.size(1) != window ||
        known_actions.size(2) != config_.action_input_dim + 1 ||
@@ -220,6 +221,26 @@ KvCacheOptions DfTransformerImpl::CacheOptions() const {
   options.dtype = weight.scalar_type();
   options.device = weight.device();
   return options;
+}
+
+void DfTransformerImpl::CheckCacheOptions(const KvCacheOptions& options) const {
+  const KvCacheOptions model = CacheOptions();
+  auto require_equal = [](const std::string& what, const std::string& cache,
+                          const std::string& expected) {
+    if (cache != expected) {
+      throw std::invalid_argument("DfTransformer: the KV cache has " + what + " " + cache +
+                                  ", the model needs " + expected);
+    }
+  };
+  require_equal("layers", std::to_string(options.num_layers), std::to_string(model.num_layers));
+  require_equal("heads", std::to_string(options.num_heads), std::to_string(model.num_heads));
+  require_equal("head_dim", std::to_string(options.head_dim), std::to_string(model.head_dim));
+  require_equal("dtype", c10::toString(options.dtype), c10::toString(model.dtype));
+  // A device without an index (e.g. "cuda") means the current one.
+  const bool same_device = options.device.type() == model.device.type() &&
+                           (!options.device.has_index() || !model.device.has_index() ||
+                            options.device.index() == model.device.index());
+  if (!same_device) require_equal("device", options.device.str(), model.device.str());
 }
 
 }  // namespace dfmpc::worldmodel
