@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attention.h"
+#include "seeded_init.h"
 
 namespace dfmpc::worldmodel {
 
@@ -92,8 +93,10 @@ at::Tensor TimestepFeatures(const at::Tensor& timesteps, int64_t dim) {
 
 }  // namespace
 
-DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config) : config_(config) {
+DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed)
+    : config_(config) {
   config_.Validate();
+  const GlobalGeneratorRestorer restore_global_generator;
   const int width = config.width;
   input_ = register_module("input", torch::nn::Linear(config.token_dim, width));
   time_mlp_ = register_module(
@@ -117,6 +120,7 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config) : config_(
         torch::nn::Linear(
             torch::nn::LinearOptions(config.action_input_dim + 1, width).bias(false)));
   }
+  InitializeLinearLayers(*this, init_seed);
 }
 
 at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) {

@@ -59,7 +59,9 @@ class TransformerBlock;
 
 class DfTransformerImpl : public torch::nn::Module {
  public:
-  explicit DfTransformerImpl(const TransformerConfig& config);
+  // Initial weights are a function of `init_seed` alone; the process-wide
+  // random generator is left as it was.
+  explicit DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed = 0);
 
   const TransformerConfig& config() const { return config_; }
 
