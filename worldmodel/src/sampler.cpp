@@ -5,6 +5,7 @@
 #include <c10/core/InferenceMode.h>
 #include <c10/util/StringUtil.h>
 
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -276,7 +277,12 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
                                const SampleOptions& options, KvCache* cache,
                                const KnownFeatures* known) const {
   const int64_t dim = model_.config().token_dim;
-  if (batch < 1) throw std::invalid_argument("Sampler: batch must be >= 1");
+  // Cache batches are int.
+  if (batch < 1 || batch > std::numeric_limits<int>::max()) {
+    throw std::invalid_argument("Sampler: batch must be in [1, " +
+                                std::to_string(std::numeric_limits<int>::max()) + "], got " +
+                                std::to_string(batch));
+  }
   if (!context.defined() || context.dim() != 3 || context.size(2) != dim ||
       (context.size(0) != 1 && context.size(0) != batch)) {
     throw std::invalid_argument(
