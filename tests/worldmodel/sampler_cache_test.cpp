@@ -62,6 +62,25 @@ TEST(SamplerCacheTest, CacheForAnotherModelIsRefusedNamingTheMismatch) {
   }
 }
 
+// Attention would read a history of batch 3 as one shared by all candidates.
+TEST(SamplerCacheTest, WindowOfAnotherBatchThanTheHistoryIsRefused) {
+  torch::NoGradGuard no_grad;
+  DfTransformer model = TinyModel();
+  KvCacheOptions options = CacheFor(*model, 8, 0);
+  options.persistent_batch = 3;
+  KvCache cache(options);
+  const auto steps = torch::full({2}, -1, torch::kLong);
+  WindowKeysValues kv;
+  model->Forward(torch::randn({3, 2, 5}), steps, &cache, &kv);
+  cache.Append(kv.keys, kv.values);
+  try {
+    model->Forward(torch::randn({4, 1, 5}), torch::full({1}, 10, torch::kLong), &cache);
+    ADD_FAILURE() << "a window of batch 4 attended to a history of batch 3";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("history of batch 3"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SamplerCacheTest, MoreLevelsThanTimestepsAreRefused) {
   DfTransformer model = TinyModel();
   const NoiseSchedule schedule(model->config().num_timesteps);

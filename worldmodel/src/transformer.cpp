@@ -144,7 +144,16 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
     throw std::invalid_argument("DfTransformer: timesteps must be [window] or [batch, window]");
   }
   if (window == 0) throw std::invalid_argument("DfTransformer: empty window");
-  if (cache != nullptr) CheckCacheOptions(cache->options());
+  if (cache != nullptr) {
+    CheckCacheOptions(cache->options());
+    // Attention reads a history of another batch as shared (batch 1).
+    const int history_batch = cache->options().persistent_batch;
+    if (history_batch != 1 && history_batch != batch) {
+      throw std::invalid_argument("DfTransformer: a window of batch " + std::to_string(batch) +
+                                  " cannot attend to a cached history of batch " +
+                                  std::to_string(history_batch) + " (must be 1 or the window's)");
+    }
+  }
   if (known_actions.defined() &&
       (!known_action_input_ || known_actions.dim() != 3 || known_actions.size(1) != window ||
        known_actions.size(2) != config_.action_input_dim + 1 ||
