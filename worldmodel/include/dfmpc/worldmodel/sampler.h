@@ -84,7 +84,7 @@ class Sampler {
   // kExact, `cache` (if given) must be empty, built for this model
   // (DfTransformerImpl::CheckCacheOptions) with room for the S context
   // tokens without evicting, and is left holding the context (scratch rolled
-  // back); if anything throws it is left empty, as it was. Without a cache,
+  // back); if anything throws it is left as it was. Without a cache,
   // one of exactly S + H slots is used. `known` (if given) conditions the
   // generated tokens on known features; its shapes are checked against B, H
   // and d. Throws std::invalid_argument for bad shapes, dtypes, non-finite
