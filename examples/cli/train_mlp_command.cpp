@@ -47,8 +47,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
                info.task.c_str(), split.train.size(), split.validation.size(),
                info.config.layout.token_dim());
 
-  torch::manual_seed(o.trainer.seed);  // initial weights
-  worldmodel::MlpDynamics model(info.config);
+  worldmodel::MlpDynamics model(info.config, o.trainer.seed);
   const double before = worldmodel::MlpDynamicsLoss(*model, split.validation);
   ProgressBar bar("train-mlp", o.trainer.steps);
   worldmodel::TrainMlpDynamics(*model, split.train, o.trainer, [&](int step, double loss) {

@@ -20,7 +20,7 @@ DfTransformer TinyModelWithKnownActions(uint64_t seed = 7) {
   torch::manual_seed(seed);
   TransformerConfig config = testing::TinyConfig(kTokenDim);
   config.action_input_dim = 1;
-  DfTransformer model(config);
+  DfTransformer model(config, seed);
   model->eval();
   return model;
 }

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "attention.h"
 #include "tiny_model.h"
 
 namespace dfmpc::worldmodel {
@@ -203,6 +204,69 @@ TEST(KvCacheTest, SharedHistoryBroadcastsOverCandidatesWithoutCopies) {
   const auto from_copied = model->Forward(window, steps, &copied);
   EXPECT_LT((from_shared - from_copied).abs().max().item<double>(), 1e-5);
   EXPECT_EQ(shared.StorageBytes() * 4, copied.StorageBytes());
+}
+
+// After eviction a query sees the sinks at cache-relative positions 0 ..
+// n_sink - 1 and the ring contiguously after them (kv_cache.h). Checked
+// against one from-scratch causal pass over the kept tokens at exactly those
+// positions, through both layers of the tiny model. The cache gets the
+// per-layer keys and values of that pass, the ring's keys re-rotated to their
+// absolute positions, so that only positions can differ: ring tokens streamed
+// through the model would also carry the evicted history in their deeper
+// layers.
+TEST(KvCacheTest, SinksAndRingAttendLikeAFromScratchPassAtRelativePositions) {
+  torch::NoGradGuard no_grad;
+  DfTransformer model = TinyModel();
+  KvCacheOptions options = model->CacheOptions();
+  options.capacity = 8;
+  options.num_sinks = 2;
+  options.evict = true;
+  const int sinks = options.num_sinks, ring = options.capacity - sinks;
+  const int64_t evicted = 1001;  // not a multiple of the ring: its slots wrap mid-run
+  const auto kept = torch::randn({1, options.capacity, 5});
+  const auto window = torch::randn({1, 3, 5});
+  const auto window_steps = torch::tensor({999, 400, 50}, torch::kLong);
+
+  const auto clean = torch::full({options.capacity}, -1, torch::kLong);
+  WindowKeysValues kv;
+  model->Forward(kept, clean, nullptr, &kv);
+  const at::Tensor expected =
+      model->Forward(torch::cat({kept, window}, 1), torch::cat({clean, window_steps}), nullptr)
+          .narrow(1, options.capacity, 3);
+
+  auto slice = [](const std::vector<at::Tensor>& layers, int64_t first, int64_t n) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : layers) out.push_back(t.narrow(2, first, n));
+    return out;
+  };
+  const RotaryAngles shift = MakeRotaryAngles(RotaryFrequencies(options.head_dim), evicted, 1,
+                                              torch::TensorOptions().dtype(torch::kFloat));
+  std::vector<at::Tensor> ring_keys;
+  for (const at::Tensor& keys : slice(kv.keys, sinks, ring)) {
+    ring_keys.push_back(ApplyRotary(keys, shift));
+  }
+  // Tokens that will be evicted, far from the kept ones: any leak shows.
+  std::vector<at::Tensor> evicted_kv;
+  for (int l = 0; l < options.num_layers; ++l) {
+    evicted_kv.push_back(100 * torch::randn({1, options.num_heads, evicted, options.head_dim}));
+  }
+  KvCache cache(options);
+  cache.Append(slice(kv.keys, 0, sinks), slice(kv.values, 0, sinks));
+  cache.Append(evicted_kv, evicted_kv);
+  cache.Append(ring_keys, slice(kv.values, sinks, ring));
+  ASSERT_EQ(cache.evicted(), evicted);
+  std::vector<int64_t> positions = {0, 1};
+  for (int64_t p = sinks + evicted; p < options.capacity + evicted; ++p) positions.push_back(p);
+  ASSERT_EQ(cache.KeptPositions(), positions);
+
+  const at::Tensor actual = model->Forward(window, window_steps, &cache);
+  // Both sides are fp32 through 2 layers; they differ by one extra rotation
+  // of the ring keys (angles at position 1001 rounded to float, ~1e-7
+  // relative) and by how the attention sums are split into segments. That
+  // is the rounding of IncrementalEncodingEqualsFullCausalPass, whose 1e-5
+  // bound applies (about 1.5e-7 seen here); the ring one position off
+  // changes outputs by about 2e-3.
+  EXPECT_LT((actual - expected).abs().max().item<double>(), 1e-5);
 }
 
 TEST(TransformerTest, RejectsBadShapesAndPositions) {

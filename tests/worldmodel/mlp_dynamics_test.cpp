@@ -36,11 +36,10 @@ std::vector<at::Tensor> LinearEpisodes(int count, int length, uint64_t seed) {
 }
 
 MlpDynamics SmallModel(uint64_t seed = 5) {
-  torch::manual_seed(seed);
   MlpDynamicsConfig config;
   config.layout = kLayout;
   config.width = 64;
-  MlpDynamics model(config);
+  MlpDynamics model(config, seed);
   model->eval();
   return model;
 }

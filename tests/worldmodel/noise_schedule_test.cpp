@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -33,6 +35,20 @@ TEST(NoiseScheduleTest, LevelsMapLikeTheReference) {
   EXPECT_EQ(schedule.LevelTimestep(8, 16), 499);
   EXPECT_EQ(schedule.LevelTimestep(16, 16), 999);
   EXPECT_THROW(schedule.LevelTimestep(17, 16), std::out_of_range);
+  EXPECT_THROW(schedule.LevelTimestep(-1, 16), std::out_of_range);
+}
+
+TEST(NoiseScheduleTest, EveryNoisyLevelMapsToANoisyTimestepUpToKEqualsT) {
+  const NoiseSchedule schedule(10);
+  // K = T: level k is timestep k - 1, so only level 0 is clean.
+  for (int k = 1; k <= 10; ++k) EXPECT_EQ(schedule.LevelTimestep(k, 10), k - 1);
+  // K = T + 1 would map level 1 to floor(-1 + 10 / 11) = -1, clean.
+  try {
+    schedule.LevelTimestep(1, 11);
+    ADD_FAILURE() << "K = 11 > T = 10 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("K = 11"), std::string::npos) << e.what();
+  }
 }
 
 TEST(NoiseScheduleTest, ConversionsRecoverCleanAndNoise) {

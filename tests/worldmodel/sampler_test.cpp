@@ -175,6 +175,9 @@ TEST(SamplerTest, BadInputThrowsClearly) {
   KvCache small(cache_options);
   EXPECT_THROW(sampler.Generate(context, 1, options, &small), std::length_error);
   EXPECT_THROW(ParseCacheMode("approximate"), std::invalid_argument);
+  // Batches are int in the cache; 2^32 + 1 used to wrap around to 1.
+  EXPECT_THROW(sampler.Generate(context, 0, options), std::invalid_argument);
+  EXPECT_THROW(sampler.Generate(context, (int64_t{1} << 32) + 1, options), std::invalid_argument);
 }
 
 }  // namespace

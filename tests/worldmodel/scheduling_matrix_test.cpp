@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace dfmpc::worldmodel {
@@ -104,6 +106,45 @@ TEST(SchedulingMatrixTest, BadInputThrows) {
   EXPECT_THROW(MakeSchedulingMatrix(ScheduleKind::kTrapezoid, 4, 4, -0.5), std::invalid_argument);
   EXPECT_THROW(ParseScheduleKind("zigzag"), std::invalid_argument);
   EXPECT_EQ(ParseScheduleKind("trapezoid"), ScheduleKind::kTrapezoid);
+}
+
+// int(offset * u) and the height used to overflow int and build a wrong
+// matrix; every kind now refuses a matrix above the documented bound.
+TEST(SchedulingMatrixTest, ImpossiblyLargeMatricesThrowNamingTheValues) {
+  struct Case {
+    ScheduleKind kind;
+    int levels, horizon;
+    double uncertainty;
+    std::string named;  // part of the message
+  };
+  const Case cases[] = {
+      {ScheduleKind::kPyramid, 16, 8, 1e10, "K = 16, H = 8, u = 1e+10"},
+      // Trapezoid offsets reach (H + 1) / 2 = 4.
+      {ScheduleKind::kTrapezoid, 16, 8, 1e10, "u = 1e+10"},
+      // Autoregressive: u = K, so (H - 1) * K + K + 1 = 2^26 + 1 rows of 2^10.
+      {ScheduleKind::kAutoregressive, 1 << 16, 1 << 10, 1.0, "u = 65536"},
+      // K + 1 rows overflows int for K = INT_MAX.
+      {ScheduleKind::kFullSequence, INT_MAX, 1, 1.0, "K = " + std::to_string(INT_MAX)},
+  };
+  for (const Case& c : cases) {
+    try {
+      MakeSchedulingMatrix(c.kind, c.levels, c.horizon, c.uncertainty);
+      ADD_FAILURE() << ScheduleKindName(c.kind) << " with " << c.named << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(c.named), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SchedulingMatrixTest, MatrixAtTheBoundIsBuilt) {
+  // Full sequence: (K + 1) * H = 2^23 * 2 = kMaxSchedulingMatrixLevels.
+  const int levels = (1 << 23) - 1;
+  const SchedulingMatrix m = MakeSchedulingMatrix(ScheduleKind::kFullSequence, levels, 2);
+  EXPECT_EQ(static_cast<int64_t>(m.rows()) * m.horizon(), kMaxSchedulingMatrixLevels);
+  EXPECT_EQ(m.level(0, 1), levels);
+  EXPECT_EQ(m.level(m.rows() - 1, 1), 0);
+  EXPECT_THROW(MakeSchedulingMatrix(ScheduleKind::kFullSequence, levels + 1, 2),
+               std::invalid_argument);
 }
 
 }  // namespace

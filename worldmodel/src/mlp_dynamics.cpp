@@ -11,6 +11,7 @@
 
 #include "learning_rate.h"
 #include "model_archive.h"
+#include "seeded_init.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -81,8 +82,10 @@ void MlpDynamicsConfig::Validate() const {
   Require(hidden_layers > 0, "MLP dynamics: hidden_layers must be positive");
 }
 
-MlpDynamicsImpl::MlpDynamicsImpl(const MlpDynamicsConfig& config) : config_(config) {
+MlpDynamicsImpl::MlpDynamicsImpl(const MlpDynamicsConfig& config, uint64_t init_seed)
+    : config_(config) {
   config_.Validate();
+  const GlobalGeneratorRestorer restore_global_generator;
   net_ = torch::nn::Sequential();
   int in = config_.layout.token_dim() + config_.layout.action_dim;
   for (int layer = 0; layer < config_.hidden_layers; ++layer) {
@@ -92,6 +95,7 @@ MlpDynamicsImpl::MlpDynamicsImpl(const MlpDynamicsConfig& config) : config_(conf
   }
   net_->push_back(torch::nn::Linear(in, config_.layout.observation_dim));
   register_module("net", net_);
+  InitializeLinearLayers(*this, init_seed);
 }
 
 at::Tensor MlpDynamicsImpl::Forward(const at::Tensor& token, const at::Tensor& action) {

@@ -92,6 +92,13 @@ double NoiseSchedule::AlphaBar(int64_t timestep) const {
 }
 
 int64_t NoiseSchedule::LevelTimestep(int level, int num_levels) const {
+  // With more levels than timesteps, level 1 (and others) would map to
+  // timestep -1: a noisy token treated as clean.
+  if (num_levels > num_timesteps_) {
+    throw std::invalid_argument("K = " + std::to_string(num_levels) +
+                                " sampling levels exceed the " + std::to_string(num_timesteps_) +
+                                " training timesteps of the noise schedule");
+  }
   if (num_levels < 1 || level < 0 || level > num_levels) {
     throw std::out_of_range("level " + std::to_string(level) + " outside [0, " +
                             std::to_string(num_levels) + "]");

@@ -5,6 +5,7 @@
 #include <c10/core/InferenceMode.h>
 #include <c10/util/StringUtil.h>
 
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -233,6 +234,23 @@ std::vector<at::Tensor> Prefix(const std::vector<at::Tensor>& per_layer, int64_t
   return prefix;
 }
 
+// Empties a cache (which was empty before) when destroyed, unless dismissed
+// first: an exception then leaves the cache as the caller gave it.
+class ClearOnUnwind {
+ public:
+  explicit ClearOnUnwind(KvCache& cache) : cache_(cache) {}
+  ClearOnUnwind(const ClearOnUnwind&) = delete;
+  ClearOnUnwind& operator=(const ClearOnUnwind&) = delete;
+  ~ClearOnUnwind() {
+    if (!dismissed_) cache_.Clear();
+  }
+  void Dismiss() { dismissed_ = true; }
+
+ private:
+  KvCache& cache_;
+  bool dismissed_ = false;
+};
+
 }  // namespace
 
 CacheMode ParseCacheMode(const std::string& name) {
@@ -259,7 +277,12 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
                                const SampleOptions& options, KvCache* cache,
                                const KnownFeatures* known) const {
   const int64_t dim = model_.config().token_dim;
-  if (batch < 1) throw std::invalid_argument("Sampler: batch must be >= 1");
+  // Cache batches are int.
+  if (batch < 1 || batch > std::numeric_limits<int>::max()) {
+    throw std::invalid_argument("Sampler: batch must be in [1, " +
+                                std::to_string(std::numeric_limits<int>::max()) + "], got " +
+                                std::to_string(batch));
+  }
   if (!context.defined() || context.dim() != 3 || context.size(2) != dim ||
       (context.size(0) != 1 && context.size(0) != batch)) {
     throw std::invalid_argument(
@@ -276,6 +299,7 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
   // Validates K, H and u before any model work.
   MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
                        options.uncertainty);
+  schedule_.LevelTimestep(0, options.num_levels);  // K against the training timesteps
   if (known != nullptr) CheckKnown(*known, batch, options.horizon, dim);
   if (options.chain != nullptr && options.chain->token_dim() != dim) {
     throw std::invalid_argument("Sampler: observation chain is for " +
@@ -299,13 +323,16 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
     return GenerateCached(ctx, batch, options, known, own);
   }
   const KvCacheOptions& co = cache->options();
+  model_.CheckCacheOptions(co);
   if (cache->persistent_size() != 0 || cache->scratch_size() != 0) {
     throw std::invalid_argument("Sampler: the cache passed to Generate must be empty");
   }
-  if (!co.evict && ctx.size(1) > co.capacity) {
+  // An evicting cache would drop context tokens, and the result would no
+  // longer be the exact one.
+  if (ctx.size(1) > co.capacity) {
     throw std::length_error("Sampler: context of " + std::to_string(ctx.size(1)) +
-                            " tokens exceeds the capacity of " + std::to_string(co.capacity) +
-                            " of a cache without eviction");
+                            " tokens exceeds the cache's capacity of " +
+                            std::to_string(co.capacity) + (co.evict ? " (it would evict)" : ""));
   }
   if (co.scratch_capacity < options.horizon || co.scratch_batch < batch ||
       co.persistent_batch != ctx.size(0)) {
@@ -313,7 +340,11 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
         "Sampler: cache needs scratch capacity >= H, scratch batch >= batch and a persistent "
         "batch equal to the context's");
   }
-  return GenerateCached(ctx, batch, options, known, *cache);
+  // Strong guarantee: whatever throws below leaves the cache empty, as given.
+  ClearOnUnwind guard(*cache);
+  SampleResult result = GenerateCached(ctx, batch, options, known, *cache);
+  guard.Dismiss();
+  return result;
 }
 
 SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,

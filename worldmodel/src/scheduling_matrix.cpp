@@ -2,16 +2,35 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace dfmpc::worldmodel {
 namespace {
+
+// Shortest form of a double ("1e+10", "0.5"), for error messages.
+std::string Format(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
 
 // Rows for tokens whose offsets (in tokens) are `offsets`: every token starts
 // at K + int(offset * u) (clipped to K) and drops one level per row.
 SchedulingMatrix DescendingMatrix(int num_levels, const std::vector<int>& offsets,
                                   double uncertainty) {
   const int horizon = static_cast<int>(offsets.size());
+  // The height in double first: K + int(offset * u) + 1 overflows int (and
+  // the conversion is undefined) long before the matrix stops fitting.
+  const int max_offset = *std::max_element(offsets.begin(), offsets.end());
+  const double height = num_levels + std::floor(max_offset * uncertainty) + 1.0;
+  if (height * horizon > static_cast<double>(kMaxSchedulingMatrixLevels)) {
+    throw std::invalid_argument(
+        "scheduling matrix for K = " + std::to_string(num_levels) +
+        ", H = " + std::to_string(horizon) + ", u = " + Format(uncertainty) + " would have " +
+        Format(height) + " rows of " + std::to_string(horizon) + " tokens, more than the " +
+        std::to_string(kMaxSchedulingMatrixLevels) + " levels a matrix may hold");
+  }
   std::vector<int> start(horizon);
   int highest = 0;
   for (int t = 0; t < horizon; ++t) {
@@ -80,7 +99,7 @@ SchedulingMatrix MakeSchedulingMatrix(ScheduleKind kind, int num_levels, int hor
   }
   if (!(uncertainty >= 0.0) || !std::isfinite(uncertainty)) {
     throw std::invalid_argument("uncertainty scale must be finite and >= 0, got " +
-                                std::to_string(uncertainty));
+                                Format(uncertainty));
   }
   switch (kind) {
     case ScheduleKind::kPyramid: return Pyramid(num_levels, horizon, uncertainty);

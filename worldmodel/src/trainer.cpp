@@ -45,12 +45,6 @@ at::Tensor LogToTensor(const std::vector<TrainLogRow>& log) {
   return t;
 }
 
-// Initial weights are a function of the seed alone.
-DfTransformer SeededModel(const TransformerConfig& config, uint64_t seed) {
-  torch::manual_seed(seed);
-  return DfTransformer(config);
-}
-
 std::vector<TrainLogRow> LogFromTensor(const at::Tensor& t) {
   std::vector<TrainLogRow> log(t.size(0));
   auto a = t.accessor<double, 2>();
@@ -93,7 +87,7 @@ class Trainer::Impl {
         options_(options),
         train_(std::move(train)),
         validation_(std::move(validation)),
-        model_(SeededModel(config, options.seed)),
+        model_(config, options.seed),
         ema_(config),
         optimizer_(model_->parameters(), torch::optim::AdamWOptions(options.learning_rate)
                                              .weight_decay(options.weight_decay)),

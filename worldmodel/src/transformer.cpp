@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attention.h"
+#include "seeded_init.h"
 
 namespace dfmpc::worldmodel {
 
@@ -92,8 +93,10 @@ at::Tensor TimestepFeatures(const at::Tensor& timesteps, int64_t dim) {
 
 }  // namespace
 
-DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config) : config_(config) {
+DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed)
+    : config_(config) {
   config_.Validate();
+  const GlobalGeneratorRestorer restore_global_generator;
   const int width = config.width;
   input_ = register_module("input", torch::nn::Linear(config.token_dim, width));
   time_mlp_ = register_module(
@@ -117,6 +120,7 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config) : config_(
         torch::nn::Linear(
             torch::nn::LinearOptions(config.action_input_dim + 1, width).bias(false)));
   }
+  InitializeLinearLayers(*this, init_seed);
 }
 
 at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) {
@@ -140,6 +144,16 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
     throw std::invalid_argument("DfTransformer: timesteps must be [window] or [batch, window]");
   }
   if (window == 0) throw std::invalid_argument("DfTransformer: empty window");
+  if (cache != nullptr) {
+    CheckCacheOptions(cache->options());
+    // Attention reads a history of another batch as shared (batch 1).
+    const int history_batch = cache->options().persistent_batch;
+    if (history_batch != 1 && history_batch != batch) {
+      throw std::invalid_argument("DfTransformer: a window of batch " + std::to_string(batch) +
+                                  " cannot attend to a cached history of batch " +
+                                  std::to_string(history_batch) + " (must be 1 or the window's)");
+    }
+  }
   if (known_actions.defined() &&
       (!known_action_input_ || known_actions.dim() != 3 || known_actions.size(1) != window ||
        known_actions.size(2) != config_.action_input_dim + 1 ||
@@ -220,6 +234,26 @@ KvCacheOptions DfTransformerImpl::CacheOptions() const {
   options.dtype = weight.scalar_type();
   options.device = weight.device();
   return options;
+}
+
+void DfTransformerImpl::CheckCacheOptions(const KvCacheOptions& options) const {
+  const KvCacheOptions model = CacheOptions();
+  auto require_equal = [](const std::string& what, const std::string& cache,
+                          const std::string& expected) {
+    if (cache != expected) {
+      throw std::invalid_argument("DfTransformer: the KV cache has " + what + " " + cache +
+                                  ", the model needs " + expected);
+    }
+  };
+  require_equal("layers", std::to_string(options.num_layers), std::to_string(model.num_layers));
+  require_equal("heads", std::to_string(options.num_heads), std::to_string(model.num_heads));
+  require_equal("head_dim", std::to_string(options.head_dim), std::to_string(model.head_dim));
+  require_equal("dtype", c10::toString(options.dtype), c10::toString(model.dtype));
+  // A device without an index (e.g. "cuda") means the current one.
+  const bool same_device = options.device.type() == model.device.type() &&
+                           (!options.device.has_index() || !model.device.has_index() ||
+                            options.device.index() == model.device.index());
+  if (!same_device) require_equal("device", options.device.str(), model.device.str());
 }
 
 }  // namespace dfmpc::worldmodel

@@ -37,7 +37,9 @@ struct MlpDynamicsConfig {
 
 class MlpDynamicsImpl : public torch::nn::Module {
  public:
-  explicit MlpDynamicsImpl(const MlpDynamicsConfig& config);
+  // Initial weights are a function of `init_seed` alone; the process-wide
+  // random generator is left as it was.
+  explicit MlpDynamicsImpl(const MlpDynamicsConfig& config, uint64_t init_seed = 0);
 
   const MlpDynamicsConfig& config() const { return config_; }
 

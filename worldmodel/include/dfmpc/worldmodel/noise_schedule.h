@@ -32,7 +32,9 @@ class NoiseSchedule {
 
   // alpha-bar at timestep t in [-1, T-1].
   double AlphaBar(int64_t timestep) const;
-  // Timestep of sampling level `level` out of `num_levels`.
+  // Timestep of sampling level `level` out of `num_levels`. Throws
+  // std::invalid_argument for num_levels > num_timesteps() and
+  // std::out_of_range for a level outside [0, num_levels].
   int64_t LevelTimestep(int level, int num_levels) const;
 
   // Forward diffusion: sqrt(ab) * x0 + sqrt(1 - ab) * noise, with ab broadcast

@@ -81,11 +81,15 @@ class Sampler {
   Sampler(DfTransformerImpl& model, const NoiseSchedule& schedule);
 
   // context: [1 or B, S, d] (S may be 0); batch B >= 1 candidates. With
-  // kExact, `cache` (if given) must be empty and is left holding the context
-  // (scratch rolled back); otherwise a cache of exactly S + H slots is used.
-  // `known` (if given) conditions the generated tokens on known features;
-  // its shapes are checked against B, H and d. Throws std::invalid_argument
-  // for bad shapes, dtypes or non-finite values.
+  // kExact, `cache` (if given) must be empty, built for this model
+  // (DfTransformerImpl::CheckCacheOptions) with room for the S context
+  // tokens without evicting, and is left holding the context (scratch rolled
+  // back); if anything throws it is left as it was. Without a cache,
+  // one of exactly S + H slots is used. `known` (if given) conditions the
+  // generated tokens on known features; its shapes are checked against B, H
+  // and d. Throws std::invalid_argument for bad shapes, dtypes, non-finite
+  // values or K above the schedule's timesteps, std::length_error for a
+  // context longer than the cache's capacity.
   SampleResult Generate(const at::Tensor& context, int64_t batch, const SampleOptions& options,
                         KvCache* cache = nullptr, const KnownFeatures* known = nullptr) const;
 

@@ -3,10 +3,16 @@
 #ifndef DFMPC_WORLDMODEL_SCHEDULING_MATRIX_H_
 #define DFMPC_WORLDMODEL_SCHEDULING_MATRIX_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dfmpc::worldmodel {
+
+// Most levels (rows x horizon) one scheduling matrix may hold: 2^24 ints, 64
+// MiB. Far above any real run (K = 1000 levels over H = 1000 tokens at u = 1
+// is 2e6) and small enough that every index fits an int.
+constexpr int64_t kMaxSchedulingMatrixLevels = int64_t{1} << 24;
 
 enum class ScheduleKind { kPyramid, kFullSequence, kAutoregressive, kTrapezoid };
 
@@ -56,8 +62,9 @@ class SchedulingMatrix {
 // leaves the middle token of an even H at level 0 from the start (it is never
 // denoised) and, for u < 1, can stop before every token is clean; this
 // definition fills the middle token and always ends on an all-zero row.
-// Throws std::invalid_argument for K < 1, H < 1, or u < 0 (u is ignored by
-// full_sequence and autoregressive).
+// Throws std::invalid_argument for K < 1, H < 1, u < 0 or not finite (u is
+// ignored by full_sequence and autoregressive), or a matrix of more than
+// kMaxSchedulingMatrixLevels levels.
 SchedulingMatrix MakeSchedulingMatrix(ScheduleKind kind, int num_levels, int horizon,
                                       double uncertainty = 1.0);
 

@@ -55,7 +55,7 @@ struct TrainerOptions {
   int validate_every = 250;
   int validation_windows = 256;  // fixed windows, fixed noise: comparable over time
   int checkpoint_every = 250;
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // initial weights, batches and noise
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;

@@ -59,14 +59,17 @@ class TransformerBlock;
 
 class DfTransformerImpl : public torch::nn::Module {
  public:
-  explicit DfTransformerImpl(const TransformerConfig& config);
+  // Initial weights are a function of `init_seed` alone; the process-wide
+  // random generator is left as it was.
+  explicit DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed = 0);
 
   const TransformerConfig& config() const { return config_; }
 
   // tokens: [B, w, d]. timesteps: [w] (shared by the batch) or [B, w], int64
   // in [-1, T-1] (-1 is clean). The window follows the tokens of `cache` (or
-  // starts at position 0 when cache is null), attends causally to itself and
-  // to every cached token. Returns [B, w, d]. When `window_kv` is non-null it
+  // starts at position 0 when cache is null; a cache built for another model
+  // throws, see CheckCacheOptions), attends causally to itself and to every
+  // cached token. Returns [B, w, d]. When `window_kv` is non-null it
   // receives the window's keys (rotated at their positions) and values,
   // ready to be committed to the cache. `known_actions` ([B or 1, w,
   // action_input_dim + 1], see above) may be given only to a model with
@@ -77,6 +80,9 @@ class DfTransformerImpl : public torch::nn::Module {
 
   // Cache options matching this model's layers, heads, dtype and device.
   KvCacheOptions CacheOptions() const;
+  // Throws std::invalid_argument naming the first of layers, heads, head_dim,
+  // dtype and device in which `options` differ from CacheOptions().
+  void CheckCacheOptions(const KvCacheOptions& options) const;
 
  private:
   TransformerConfig config_;
