@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -123,6 +124,7 @@ TEST(PlannerSafetyTest, FuzzedObservationsGiveAFiniteActionOrInvalidArgument) {
       ++refused;
     }
   }
+  std::cout << accepted << " fuzzed observations planned on, " << refused << " refused\n";
   // Both paths were exercised, and the planner still controls afterwards.
   EXPECT_GT(accepted, 1000);
   EXPECT_GT(refused, 1000);
