@@ -110,12 +110,8 @@ TEST(MlpEnsembleTest, WrongFilesGiveClearErrors) {
   ExpectLoadError(single, {}, "not an MLP dynamics ensemble (format 'dfmpc-mlp-dynamics')");
   EXPECT_THROW(LoadMlpCheckpoint(good), std::runtime_error);  // and the other way round
 
-  ModelInfo transformer_info;
-  transformer_info.task = "pendulum_swingup";
-  transformer_info.layout = kLayout;
-  transformer_info.config = testing::TinyConfig(3);
   const std::string transformer = TempPath("transformer.pt");
-  SaveCheckpoint(transformer, transformer_info, Identity(), *testing::TinyModel(3));
+  testing::SaveTinyTransformer(transformer, kLayout, Identity());
   ExpectLoadError(transformer, {}, "not an MLP dynamics ensemble");
 }
 
