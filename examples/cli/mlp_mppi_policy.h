@@ -28,10 +28,13 @@
 
 namespace dfmpc::cli {
 
+// Defaults tuned on pendulum_swingup (mlp-mppi, 3 episodes; best
+// return per unit of latency among horizons 20..60, 16..64 samples, noise
+// 0.3..0.8, temperatures 0, 0.1 and 1).
 struct MlpMppiOptions {
   int horizon = 30;          // control steps per rollout
   int num_knots = 4;         // linear spline knots spanning the horizon (2..horizon)
-  int num_samples = 64;      // candidates per control step, the nominal included
+  int num_samples = 32;      // candidates per control step, the nominal included
   double noise_std = 0.5;    // std of the knot perturbation (actions are in [-1, 1])
   double temperature = 0.0;  // 0: keep the best candidate; > 0: MPPI weights exp(-cost / T)
   std::uint64_t seed = 0;
