@@ -5,7 +5,10 @@
 // one step after each control step) with the simulator replaced by the
 // ensemble's mean prediction, all candidates rolled out in one batch;
 // with a temperature > 0 it averages the candidates' knots MPPI-style
-// instead of keeping the best.
+// instead of keeping the best. Rollouts run in the ensemble's normalized
+// token space [a_{t-1}, o_t]: candidate actions are normalized going in and
+// predicted observations denormalized coming out, as the cost takes the
+// environment's units.
 //
 // Why here, in examples/: it joins a worldmodel model, a planner cost and the
 // envs policy interface, the one place where all three may meet without
@@ -45,11 +48,14 @@ struct MlpMppiOptions {
 
 class MlpMppiPolicy final : public TimedPolicy {
  public:
-  // Actions are clipped to [-1, 1]; `checkpoint`'s task must be `cost`'s.
+  // Actions stay in [-1, 1]. Throws std::invalid_argument for impossible
+  // options or a cost of another task or shape than the ensemble's.
   MlpMppiPolicy(worldmodel::MlpEnsembleCheckpoint checkpoint,
                 std::unique_ptr<planner::TaskCost> cost, const MlpMppiOptions& options);
 
   void Reset(const Eigen::VectorXd& observation) override;
+  // Throws std::invalid_argument for an observation of the wrong size or
+  // with non-finite values.
   Eigen::VectorXd Act(const Eigen::VectorXd& observation) override;
   int action_repeat() const override { return checkpoint_.info.action_repeat; }
 

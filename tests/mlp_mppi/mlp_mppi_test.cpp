@@ -137,6 +137,27 @@ TEST(MlpMppiTest, FileThatIsNotAnEnsembleIsAClearError) {
               "not an MLP dynamics ensemble");
 }
 
+TEST(MlpMppiTest, SameSeedSameActionsInBothSelections) {
+  const std::string path = UntrainedFile(kPendulum);
+  for (double temperature : {0.0, 0.1}) {
+    MlpMppiOptions options;
+    options.temperature = temperature;
+    options.num_samples = 8;
+    auto first = MakeMlpMppiPolicy(path, kPendulum, options);
+    auto second = MakeMlpMppiPolicy(path, kPendulum, options);
+    Eigen::VectorXd observation(3);
+    observation << -1.0, 0.1, 0.5;  // hanging, slightly off, turning
+    first->Reset(observation);
+    second->Reset(observation);
+    for (int step = 0; step < 3; ++step) {
+      const Eigen::VectorXd action = first->Act(observation);
+      EXPECT_EQ(action, second->Act(observation)) << "temperature " << temperature;
+      EXPECT_TRUE(action.allFinite() && action.cwiseAbs().maxCoeff() <= 1.0);
+    }
+    EXPECT_THROW(first->Act(Eigen::VectorXd::Zero(2)), std::invalid_argument);
+  }
+}
+
 TEST(MlpMppiTest, ImpossibleOptionsAreRefused) {
   const std::string path = UntrainedFile(kPendulum);
   MlpMppiOptions options;
