@@ -1,6 +1,7 @@
-// dfmpc control: one closed-loop episode with the planner, next to a random
-// policy on the same initial state; prints returns and per-step latency and
-// writes a trajectory plot, a GIF of the episode and a per-step CSV.
+// dfmpc control: one closed-loop episode with the planner (or the MLP-MPPI
+// peer), next to a random policy on the same initial state; prints returns
+// and per-step latency and writes a trajectory plot, a GIF of the episode and
+// a per-step CSV.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -15,7 +16,7 @@
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/image_io.h"
 #include "dfmpc/envs/policy.h"
-#include "planner_policy.h"
+#include "model_policies.h"
 #include "progress_bar.h"
 #include "statistics.h"
 #include "table.h"
@@ -26,7 +27,9 @@ namespace {
 
 struct ControlOptions {
   std::string task = "pendulum_swingup";
+  std::string policy = "dfmpc";
   PlannerFlags planner;
+  MlpMppiFlags mppi;
   std::uint64_t seed = 0;
   int steps = 1000;
   std::string out = "out/control";
@@ -68,16 +71,16 @@ void RunControl(ControlOptions o) {
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
-  auto policy = MakePlannerPolicy(o.planner, o.task);
+  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
   envs::EnvOptions env_options;
   env_options.episode_length = o.steps;
-  env_options.action_repeat = policy->planner().action_repeat();
+  env_options.action_repeat = policy->action_repeat();
   auto env = envs::MakeEnv(o.task, env_options);
   std::filesystem::create_directories(o.out);
 
-  const std::string mode = o.planner.mode;
+  const std::string label = o.policy == "dfmpc" ? "dfmpc " + o.planner.mode : o.policy;
   const envs::Episode planned =
-      RunWithProgress(*env, *policy, "dfmpc " + mode + " on " + o.task, o.seed, o.frame_size);
+      RunWithProgress(*env, *policy, label + " on " + o.task, o.seed, o.frame_size);
   envs::RandomPolicy random(env->action_spec(), o.seed);
   const envs::Episode baseline = RunWithProgress(*env, random, "random on " + o.task, o.seed, 0);
 
@@ -90,7 +93,7 @@ void RunControl(ControlOptions o) {
   }
   Table table({"policy", "return", "steps", "latency_p50_ms", "latency_p99_ms", "calls_per_step",
                "token_forwards_per_step"});
-  table.AddRow({"dfmpc " + mode, FormatFixed(planned.Return(), 1), std::to_string(planned.length()),
+  table.AddRow({label, FormatFixed(planned.Return(), 1), std::to_string(planned.length()),
                 FormatFixed(Percentile(latencies, 50), 2),
                 FormatFixed(Percentile(latencies, 99), 2), FormatFixed(calls, 2),
                 FormatFixed(forwards, 1)});
@@ -100,7 +103,7 @@ void RunControl(ControlOptions o) {
 
   const std::string plot = o.out + "/trajectory.png", csv = o.out + "/steps.csv";
   WriteTrajectoryPlot(plot, o.task, env->control_timestep(),
-                      {{"dfmpc " + mode, &planned}, {"random", &baseline}});
+                      {{label, &planned}, {"random", &baseline}});
   WriteStepsCsv(csv, planned, policy->records());
   std::fprintf(stderr, "wrote %s and %s\n", plot.c_str(), csv.c_str());
   if (o.frame_size > 0) {
@@ -120,12 +123,18 @@ void RunControl(ControlOptions o) {
 
 void AddControlCommand(CLI::App& app) {
   auto options = std::make_shared<ControlOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "control", "Run the planner in closed loop for one episode, next to a random policy");
+  CLI::App* cmd = app.add_subcommand("control",
+                                     "Run the planner (or its MLP-MPPI peer) in closed loop for "
+                                     "one episode, next to a random policy");
   cmd->add_option("--task", options->task, "task name")
       ->check(CLI::IsMember(envs::TaskNames()))
       ->capture_default_str();
+  cmd->add_option("--policy", options->policy,
+                  "dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")
+      ->check(CLI::IsMember(ModelPolicyNames()))
+      ->capture_default_str();
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
+  AddMlpMppiFlags(*cmd, options->mppi);
   cmd->add_option("--seed", options->seed, "episode seed (initial state)")->capture_default_str();
   cmd->add_option("--steps", options->steps, "control steps in the episode")->capture_default_str();
   cmd->add_option("--out", options->out, "directory for trajectory.png, episode.gif, steps.csv")

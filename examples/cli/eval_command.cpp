@@ -1,6 +1,5 @@
 // dfmpc eval: closed-loop returns of a policy over several episodes.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,8 +12,8 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "model_policies.h"
 #include "output_path.h"
-#include "planner_policy.h"
 #include "progress_bar.h"
 #include "statistics.h"
 #include "table.h"
@@ -27,39 +26,46 @@ struct EvalOptions {
   std::string policy = "oracle";
   int episodes = 10;
   std::uint64_t seed = 0;
-  int action_repeat = 0;  // 0: the model's for dfmpc, else 1
+  int action_repeat = 0;  // 0: the model's for dfmpc and mlp-mppi, else 1
   int threads = 1;
   std::string csv;
   PlannerFlags planner;  // for --policy dfmpc
+  MlpMppiFlags mppi;     // for --policy mlp-mppi
 };
 
 std::vector<std::string> EvalPolicyNames() {
   std::vector<std::string> names = envs::BaselinePolicyNames();
-  names.push_back("dfmpc");
+  for (const std::string& name : ModelPolicyNames()) names.push_back(name);
   return names;
 }
 
-// Latency and work per control step of the planner over every episode.
-void PrintPlannerCost(const PlannerPolicy& policy) {
+bool IsModelPolicy(const std::string& name) {
+  const std::vector<std::string> names = ModelPolicyNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Latency and work per control step of a model policy over every episode.
+void PrintModelCost(const std::string& name, const TimedPolicy& policy) {
   std::vector<double> latencies;
   double forwards = 0.0;
   for (const StepRecord& r : policy.records()) {
     latencies.push_back(r.latency_ms);
     forwards += static_cast<double>(r.token_forwards) / policy.records().size();
   }
-  std::printf("planner per control step: latency p50 %.2f ms, p99 %.2f ms, "
-              "%.1f token-forwards\n",
-              Percentile(latencies, 50), Percentile(latencies, 99), forwards);
+  std::printf(
+      "%s per control step: latency p50 %.2f ms, p99 %.2f ms, "
+      "%.1f token-forwards\n",
+      name.c_str(), Percentile(latencies, 50), Percentile(latencies, 99), forwards);
 }
 
 void RunEval(const EvalOptions& o) {
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
   if (o.action_repeat < 0) throw std::invalid_argument("--action-repeat must be >= 0");
-  std::unique_ptr<PlannerPolicy> planner;
-  if (o.policy == "dfmpc") planner = MakePlannerPolicy(o.planner, o.task);
+  std::unique_ptr<TimedPolicy> planner;
+  if (IsModelPolicy(o.policy)) planner = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
   envs::EnvOptions env_options;
-  env_options.action_repeat = planner ? PlannerActionRepeat(planner->planner(), o.action_repeat)
-                                      : std::max(1, o.action_repeat);
+  env_options.action_repeat =
+      planner ? ModelActionRepeat(*planner, o.action_repeat) : std::max(1, o.action_repeat);
   auto env = envs::MakeEnv(o.task, env_options);
   std::unique_ptr<envs::Policy> baseline;
   if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
@@ -96,7 +102,8 @@ void RunEval(const EvalOptions& o) {
     std::printf(", success rate %.0f%%", 100.0 * successes / o.episodes);
   }
   std::printf("\n");
-  if (planner) PrintPlannerCost(*planner);
+  // "planner" is the label scripts and tests read for dfmpc.
+  if (planner) PrintModelCost(o.policy == "dfmpc" ? "planner" : o.policy, *planner);
   if (!o.csv.empty()) {
     table.WriteCsv(o.csv);
     std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
@@ -111,18 +118,21 @@ void AddEvalCommand(CLI::App& app) {
   cmd->add_option("--task", options->task, "task name")
       ->required()
       ->check(CLI::IsMember(envs::TaskNames()));
-  cmd->add_option("--policy", options->policy, "random, oracle, mixed or dfmpc (the planner)")
+  cmd->add_option("--policy", options->policy,
+                  "random, oracle, mixed, dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")
       ->check(CLI::IsMember(EvalPolicyNames()))
       ->capture_default_str();
   cmd->add_option("--episodes", options->episodes, "episodes")->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")
+      ->capture_default_str();
   cmd->add_option("--action-repeat", options->action_repeat,
-                  "physics steps per control step (0: the model's for dfmpc, else 1)")
+                  "physics steps per control step (0: the model's for dfmpc and mlp-mppi, else 1)")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV")
       ->check(OutputFileInExistingDirectory());
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
+  AddMlpMppiFlags(*cmd, options->mppi);
   cmd->callback([options] { RunEval(*options); });
 }
 

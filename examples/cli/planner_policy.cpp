@@ -70,12 +70,11 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                   "); train one with `dfmpc train` and pass --model");
     }
   }
-  return std::make_unique<PlannerPolicy>(
-      planner::Planner::FromFile(model, flags.Resolve(), task));
+  return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, flags.Resolve(), task));
 }
 
-int PlannerActionRepeat(const planner::Planner& planner, int requested) {
-  const int trained = planner.action_repeat();
+int ModelActionRepeat(const TimedPolicy& policy, int requested) {
+  const int trained = policy.action_repeat();
   if (requested != 0 && requested != trained) {
     throw std::invalid_argument("--action-repeat " + std::to_string(requested) +
                                 " does not match the model, which was trained on " +

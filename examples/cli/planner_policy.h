@@ -4,13 +4,11 @@
 #define DFMPC_EXAMPLES_CLI_PLANNER_POLICY_H_
 
 #include <Eigen/Core>
-#include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "dfmpc/envs/policy.h"
 #include "dfmpc/planner/planner.h"
+#include "timed_policy.h"
 
 namespace CLI {
 class App;
@@ -35,26 +33,15 @@ std::string ShippedModelPath(const std::string& task);
 // Adds --model (required when `model_required`) and the planner options.
 void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required);
 
-// Per-step cost of the planner over a run.
-struct StepRecord {
-  double latency_ms = 0.0;
-  std::int64_t token_forwards = 0;
-  int calls = 0;
-};
-
-class PlannerPolicy final : public envs::Policy {
+class PlannerPolicy final : public TimedPolicy {
  public:
   explicit PlannerPolicy(std::unique_ptr<planner::Planner> planner);
   void Reset(const Eigen::VectorXd& observation) override;
   Eigen::VectorXd Act(const Eigen::VectorXd& observation) override;
-
-  planner::Planner& planner() { return *planner_; }
-  // Every Act since construction.
-  const std::vector<StepRecord>& records() const { return records_; }
+  int action_repeat() const override { return planner_->action_repeat(); }
 
  private:
   std::unique_ptr<planner::Planner> planner_;
-  std::vector<StepRecord> records_;
 };
 
 // Loads the model of `flags` for `task`, the task's shipped model when none
@@ -62,10 +49,10 @@ class PlannerPolicy final : public envs::Policy {
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                                  const std::string& task);
 
-// Physics steps per control step of an environment `planner` controls: the
+// Physics steps per control step of an environment `policy` controls: the
 // model's own when `requested` is 0; any other value that differs from it
 // is an error (the model would predict at the wrong control rate).
-int PlannerActionRepeat(const planner::Planner& planner, int requested);
+int ModelActionRepeat(const TimedPolicy& policy, int requested);
 
 }  // namespace dfmpc::cli
 

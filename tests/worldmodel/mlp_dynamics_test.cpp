@@ -126,12 +126,8 @@ TEST(MlpDynamicsTest, BadFilesGiveClearErrors) {
   expect_error(good, {"reacher", 0}, "trained for task 'pendulum_swingup'");
   expect_error(good, {"", 7}, "token dimension 3");
 
-  ModelInfo transformer_info;
-  transformer_info.task = "pendulum_swingup";
-  transformer_info.layout = kLayout;
-  transformer_info.config = testing::TinyConfig(3);
   const std::string transformer = TempPath("transformer.pt");
-  SaveCheckpoint(transformer, transformer_info, Identity(), *testing::TinyModel(3));
+  testing::SaveTinyTransformer(transformer, kLayout, Identity());
   expect_error(transformer, {}, "not an MLP dynamics model");
 }
 

@@ -4,6 +4,10 @@
 
 #include <torch/torch.h>
 
+#include <string>
+
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/tokens.h"
 #include "dfmpc/worldmodel/transformer.h"
 
 namespace dfmpc::worldmodel::testing {
@@ -25,6 +29,17 @@ inline DfTransformer TinyModel(int token_dim = 5, uint64_t seed = 7) {
   DfTransformer model(TinyConfig(token_dim), seed);
   model->eval();
   return model;
+}
+
+// Writes a tiny pendulum_swingup transformer checkpoint of `layout` to
+// `path`: a model file of the wrong kind for the MLP loaders.
+inline void SaveTinyTransformer(const std::string& path, const TokenLayout& layout,
+                                const Normalizer& normalizer) {
+  ModelInfo info;
+  info.task = "pendulum_swingup";
+  info.layout = layout;
+  info.config = TinyConfig(layout.token_dim());
+  SaveCheckpoint(path, info, normalizer, *TinyModel(layout.token_dim()));
 }
 
 }  // namespace dfmpc::worldmodel::testing

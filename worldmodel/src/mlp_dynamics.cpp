@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "learning_rate.h"
+#include "mlp_internal.h"
 #include "model_archive.h"
 #include "seeded_init.h"
 
@@ -44,33 +45,6 @@ Transitions AllTransitions(const std::vector<at::Tensor>& sequences, const Token
           at::cat(next_observations).to(at::kFloat)};
 }
 
-nlohmann::json ToJson(const MlpModelInfo& info) {
-  const MlpDynamicsConfig& c = info.config;
-  return {{"format", kFormatName},
-          {"format_version", info.format_version},
-          {"library_version", info.library_version},
-          {"task", info.task},
-          {"layout",
-           {{"action_dim", c.layout.action_dim}, {"observation_dim", c.layout.observation_dim}}},
-          {"width", c.width},
-          {"hidden_layers", c.hidden_layers},
-          {"notes", info.notes}};
-}
-
-MlpModelInfo FromJson(const nlohmann::json& j) {
-  MlpModelInfo info;
-  info.format_version = j.at("format_version").get<int>();
-  info.library_version = j.at("library_version").get<std::string>();
-  info.task = j.at("task").get<std::string>();
-  info.config.layout.action_dim = j.at("layout").at("action_dim").get<int>();
-  info.config.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
-  info.config.width = j.at("width").get<int>();
-  info.config.hidden_layers = j.at("hidden_layers").get<int>();
-  info.notes = j.at("notes").get<std::string>();
-  return info;
-}
-
-
 }  // namespace
 
 void MlpDynamicsConfig::Validate() const {
@@ -104,20 +78,9 @@ at::Tensor MlpDynamicsImpl::Forward(const at::Tensor& token, const at::Tensor& a
 }
 
 at::Tensor MlpDynamicsImpl::Rollout(const at::Tensor& token, const at::Tensor& actions) {
-  Require(token.dim() == 2 && token.size(1) == config_.layout.token_dim(),
-          "MLP rollout: token must be [B, " + std::to_string(config_.layout.token_dim()) + "]");
-  Require(actions.dim() == 3 && actions.size(0) == token.size(0) &&
-              actions.size(2) == config_.layout.action_dim,
-          "MLP rollout: actions must be [B, H, " + std::to_string(config_.layout.action_dim) +
-              "] with the token's batch");
-  std::vector<at::Tensor> tokens;
-  at::Tensor current = token;
-  for (int64_t h = 0; h < actions.size(1); ++h) {
-    const at::Tensor action = actions.select(1, h);
-    current = at::cat({action, Forward(current, action)}, -1);
-    tokens.push_back(current);
-  }
-  return at::stack(tokens, 1);
+  return internal::RolloutOneStep(
+      config_.layout, token, actions,
+      [this](const at::Tensor& x, const at::Tensor& a) { return Forward(x, a); });
 }
 
 void MlpTrainOptions::Validate() const {
@@ -169,14 +132,14 @@ void SaveMlpCheckpoint(const std::string& path, const MlpModelInfo& info,
   Require(normalizer.dim() == info.config.layout.token_dim() &&
               model.config().layout.token_dim() == info.config.layout.token_dim(),
           "SaveMlpCheckpoint: normalizer, info and model token dimensions differ");
-  SaveModelArchive(path, ToJson(info), normalizer, model);
+  SaveModelArchive(path, internal::MlpInfoToJson(info, kFormatName), normalizer, model);
 }
 
 MlpCheckpoint LoadMlpCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
   ModelArchive opened = OpenModelArchive(path, kFormatName, "an MLP dynamics model");
   MlpCheckpoint checkpoint;
   try {
-    checkpoint.info = FromJson(opened.metadata);
+    checkpoint.info = internal::MlpInfoFromJson(opened.metadata);
   } catch (const nlohmann::json::exception& e) {
     FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
   }

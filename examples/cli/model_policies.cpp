@@ -1,0 +1,35 @@
+#include "model_policies.h"
+
+#include <CLI/CLI.hpp>
+#include <stdexcept>
+
+namespace dfmpc::cli {
+
+void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags) {
+  MlpMppiOptions& o = flags.options;
+  cmd.add_option("--mlp-model", flags.model,
+                 "MLP ensemble for --policy mlp-mppi (`dfmpc train-mlp --ensemble E`)");
+  cmd.add_option("--mppi-horizon", o.horizon, "mlp-mppi: control steps per rollout")
+      ->capture_default_str();
+  cmd.add_option("--mppi-samples", o.num_samples, "mlp-mppi: candidates per control step")
+      ->capture_default_str();
+  cmd.add_option("--mppi-noise", o.noise_std, "mlp-mppi: std of the knot perturbation")
+      ->capture_default_str();
+  cmd.add_option("--mppi-knots", o.num_knots, "mlp-mppi: spline knots over the horizon")
+      ->capture_default_str();
+  cmd.add_option("--mppi-temperature", o.temperature,
+                 "mlp-mppi: 0 keeps the best candidate, > 0 weights them MPPI-style")
+      ->capture_default_str();
+  cmd.add_option("--mppi-seed", o.seed, "mlp-mppi: sampling seed")->capture_default_str();
+}
+
+std::vector<std::string> ModelPolicyNames() { return {"dfmpc", "mlp-mppi"}; }
+
+std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
+                                             const MlpMppiFlags& mppi, const std::string& task) {
+  if (name == "dfmpc") return MakePlannerPolicy(planner, task);
+  if (name == "mlp-mppi") return MakeMlpMppiPolicy(mppi.model, task, mppi.options);
+  throw std::invalid_argument("unknown model policy '" + name + "' (dfmpc or mlp-mppi)");
+}
+
+}  // namespace dfmpc::cli

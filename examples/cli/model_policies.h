@@ -1,0 +1,38 @@
+// The model-driven policies that `eval` and `control` run by name: the dfmpc
+// planner ("dfmpc") and its learned-dynamics peer ("mlp-mppi"), plus the
+// peer's command-line options.
+#ifndef DFMPC_EXAMPLES_CLI_MODEL_POLICIES_H_
+#define DFMPC_EXAMPLES_CLI_MODEL_POLICIES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlp_mppi_policy.h"
+#include "planner_policy.h"
+#include "timed_policy.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace dfmpc::cli {
+
+struct MlpMppiFlags {
+  std::string model;  // ensemble file from `dfmpc train-mlp --ensemble E`
+  MlpMppiOptions options;
+};
+
+// Adds --mlp-model and the --mppi-* options.
+void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags);
+
+// "dfmpc" and "mlp-mppi".
+std::vector<std::string> ModelPolicyNames();
+
+// The policy `name` for `task`; throws std::invalid_argument for another name.
+std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
+                                             const MlpMppiFlags& mppi, const std::string& task);
+
+}  // namespace dfmpc::cli
+
+#endif  // DFMPC_EXAMPLES_CLI_MODEL_POLICIES_H_

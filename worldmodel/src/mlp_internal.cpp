@@ -1,0 +1,58 @@
+#include "mlp_internal.h"
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dfmpc::worldmodel::internal {
+
+nlohmann::json MlpInfoToJson(const MlpModelInfo& info, const char* format) {
+  const MlpDynamicsConfig& c = info.config;
+  return {{"format", format},
+          {"format_version", info.format_version},
+          {"library_version", info.library_version},
+          {"task", info.task},
+          {"layout",
+           {{"action_dim", c.layout.action_dim}, {"observation_dim", c.layout.observation_dim}}},
+          {"width", c.width},
+          {"hidden_layers", c.hidden_layers},
+          {"notes", info.notes}};
+}
+
+MlpModelInfo MlpInfoFromJson(const nlohmann::json& j) {
+  MlpModelInfo info;
+  info.format_version = j.at("format_version").get<int>();
+  info.library_version = j.at("library_version").get<std::string>();
+  info.task = j.at("task").get<std::string>();
+  info.config.layout.action_dim = j.at("layout").at("action_dim").get<int>();
+  info.config.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
+  info.config.width = j.at("width").get<int>();
+  info.config.hidden_layers = j.at("hidden_layers").get<int>();
+  info.notes = j.at("notes").get<std::string>();
+  return info;
+}
+
+at::Tensor RolloutOneStep(const TokenLayout& layout, const at::Tensor& token,
+                          const at::Tensor& actions, const OneStep& step) {
+  if (token.dim() != 2 || token.size(1) != layout.token_dim()) {
+    throw std::invalid_argument("MLP rollout: token must be [B, " +
+                                std::to_string(layout.token_dim()) + "]");
+  }
+  if (actions.dim() != 3 || actions.size(0) != token.size(0) ||
+      actions.size(2) != layout.action_dim) {
+    throw std::invalid_argument("MLP rollout: actions must be [B, H, " +
+                                std::to_string(layout.action_dim) + "] with the token's batch");
+  }
+  std::vector<at::Tensor> tokens;
+  at::Tensor current = token;
+  for (int64_t h = 0; h < actions.size(1); ++h) {
+    const at::Tensor action = actions.select(1, h);
+    current = at::cat({action, step(current, action)}, -1);
+    tokens.push_back(current);
+  }
+  return at::stack(tokens, 1);
+}
+
+}  // namespace dfmpc::worldmodel::internal
