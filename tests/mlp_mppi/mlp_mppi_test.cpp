@@ -45,8 +45,7 @@ worldmodel::MlpEnsemble TrainedEnsemble(int size, int steps,
                                         const std::vector<at::Tensor>& sequences) {
   std::vector<worldmodel::MlpDynamics> members;
   for (int m = 0; m < size; ++m) {
-    torch::manual_seed(m);
-    members.emplace_back(SmallConfig());
+    members.emplace_back(SmallConfig(), /*init_seed=*/m);
     worldmodel::MlpTrainOptions options;
     options.steps = steps;
     options.learning_rate = 3e-3;
