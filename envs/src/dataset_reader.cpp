@@ -37,9 +37,15 @@ DatasetInfo ReadInfo(hid_t file) {
   }
   DatasetInfo info;
   info.format_version = static_cast<int>(hdf5::ReadInt64Attribute(file, "format_version"));
-  if (info.format_version > kDatasetFormatVersion || info.format_version < 1) {
+  if (info.format_version == 1) {
+    throw std::runtime_error(
+        "dataset format version 1 is not supported: its rewards were read once per control "
+        "step, not summed over the physics steps (version 2); collect it again with this "
+        "version of dfmpc");
+  }
+  if (info.format_version != kDatasetFormatVersion) {
     throw std::runtime_error("dataset format version " + std::to_string(info.format_version) +
-                             " is not supported (this library reads up to " +
+                             " is not supported (this library reads version " +
                              std::to_string(kDatasetFormatVersion) + ")");
   }
   info.library_version = hdf5::ReadStringAttribute(file, "library_version");
@@ -50,6 +56,8 @@ DatasetInfo ReadInfo(hid_t file) {
   info.action_size = static_cast<int>(hdf5::ReadInt64Attribute(file, "action_size"));
   info.action_repeat = static_cast<int>(hdf5::ReadInt64Attribute(file, "action_repeat"));
   info.control_timestep = hdf5::ReadDoubleAttribute(file, "control_timestep");
+  info.episode_physics_steps =
+      static_cast<int>(hdf5::ReadInt64Attribute(file, "episode_physics_steps"));
   info.frame_width = static_cast<int>(hdf5::ReadInt64Attribute(file, "frame_width"));
   info.frame_height = static_cast<int>(hdf5::ReadInt64Attribute(file, "frame_height"));
   return info;

@@ -35,6 +35,10 @@ class DatasetWriter::Impl {
     if (info.observation_size < 1 || info.action_size < 1) {
       throw std::invalid_argument("dataset: observation and action sizes must be positive");
     }
+    if (info.action_repeat < 1 || info.episode_physics_steps < 1) {
+      throw std::invalid_argument(
+          "dataset: action repeat and episode physics steps must be positive");
+    }
     if ((info.frame_width > 0) != (info.frame_height > 0)) {
       throw std::invalid_argument("dataset: set both frame width and height, or neither");
     }
@@ -113,6 +117,7 @@ class DatasetWriter::Impl {
     hdf5::WriteInt64Attribute(h5, "action_size", info_.action_size);
     hdf5::WriteInt64Attribute(h5, "action_repeat", info_.action_repeat);
     hdf5::WriteDoubleAttribute(h5, "control_timestep", info_.control_timestep);
+    hdf5::WriteInt64Attribute(h5, "episode_physics_steps", info_.episode_physics_steps);
     hdf5::WriteInt64Attribute(h5, "frame_width", info_.frame_width);
     hdf5::WriteInt64Attribute(h5, "frame_height", info_.frame_height);
     hdf5::WriteInt64Attribute(h5, "num_episodes", static_cast<long long>(episodes));

@@ -31,7 +31,13 @@ void UpdatePoses(const mjModel* model, mjData* data) {
 MujocoEnv::MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options)
     : task_(std::move(task)), options_(options), name_(task_->name()) {
   if (options.action_repeat < 1) throw std::invalid_argument("action_repeat must be >= 1");
-  if (options.episode_length < 1) throw std::invalid_argument("episode_length must be >= 1");
+  if (options.episode_physics_steps < 1 ||
+      options.episode_physics_steps % options.action_repeat != 0) {
+    throw std::invalid_argument(
+        "episode_physics_steps (" + std::to_string(options.episode_physics_steps) +
+        ") must be a positive multiple of action_repeat (" +
+        std::to_string(options.action_repeat) + ")");
+  }
   model_ = std::shared_ptr<const mjModel>(LoadModelFromXml(task_->Xml(), name_).release(),
                                           ModelDeleter());
   data_ = DataPtr(mj_makeData(model_.get()));
@@ -86,13 +92,16 @@ void MujocoEnv::ApplyAction(const Eigen::VectorXd& action) {
 StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
   ApplyAction(action);
   const mjModel* m = model_.get();
-  for (int i = 0; i < options_.action_repeat; ++i) mj_step(m, data_.get());
-  UpdatePoses(m, data_.get());
-  ++step_count_;
   StepResult result;
+  for (int i = 0; i < options_.action_repeat; ++i) {
+    mj_step(m, data_.get());
+    // The reward reads body poses, so they must match the new positions.
+    UpdatePoses(m, data_.get());
+    result.reward += task_->Reward(m, data_.get());
+  }
+  ++step_count_;
   result.observation = Observation();
-  result.reward = task_->Reward(m, data_.get());
-  result.truncated = step_count_ >= options_.episode_length;
+  result.truncated = step_count_ >= episode_length();
   return result;
 }
 

@@ -25,7 +25,9 @@ class MujocoEnv final : public Env {
   const BoxSpec& action_spec() const override { return action_spec_; }
   double control_timestep() const override;
   int action_repeat() const override { return options_.action_repeat; }
-  int episode_length() const override { return options_.episode_length; }
+  int episode_length() const override {
+    return options_.episode_physics_steps / options_.action_repeat;
+  }
   int step_count() const override { return step_count_; }
 
   Eigen::VectorXd Reset(std::uint64_t seed) override;

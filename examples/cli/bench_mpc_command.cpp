@@ -99,7 +99,7 @@ Measured Measure(planner::Planner& planner, envs::Env& env, int context, int ste
 
 void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped) {
   envs::EnvOptions env_options;
-  env_options.episode_length = 1 << 30;  // one long run per configuration
+  env_options.episode_physics_steps = 1 << 30;  // one long run per configuration
   auto env = envs::MakeEnv(kTask, env_options);
   Table table(
       {"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms", "speedup_p50"});
@@ -143,7 +143,7 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
 // reset; prints resident memory early and at the end.
 void RunLongRun(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped) {
   envs::EnvOptions env_options;
-  env_options.episode_length = 1 << 30;
+  env_options.episode_physics_steps = 1 << 30;
   auto env = envs::MakeEnv(kTask, env_options);
   planner::PlannerOptions options;
   options.candidates = 1;

@@ -28,6 +28,7 @@ struct CollectOptions {
   std::uint64_t seed = 0;
   std::string frames;  // "WxH" or empty
   int action_repeat = 1;
+  int episode_physics_steps = envs::kEpisodePhysicsSteps;
   int threads = 1;
 };
 
@@ -60,6 +61,7 @@ void RunCollect(const CollectOptions& o) {
   if (!o.frames.empty()) ParseFrameSize(o.frames, &width, &height);
   envs::EnvOptions env_options;
   env_options.action_repeat = o.action_repeat;
+  env_options.episode_physics_steps = o.episode_physics_steps;
   auto env = envs::MakeEnv(o.task, env_options);
   auto policy = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
 
@@ -71,6 +73,7 @@ void RunCollect(const CollectOptions& o) {
   info.action_size = env->action_spec().size();
   info.action_repeat = o.action_repeat;
   info.control_timestep = env->control_timestep();
+  info.episode_physics_steps = o.episode_physics_steps;
   info.frame_width = width;
   info.frame_height = height;
   envs::DatasetWriter writer(o.out, info);
@@ -130,6 +133,10 @@ void AddCollectCommand(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")->capture_default_str();
   cmd->add_option("--frames", options->frames, "also store rendered frames of this size, e.g. 64x64");
   cmd->add_option("--action-repeat", options->action_repeat, "physics steps per control step")
+      ->capture_default_str();
+  cmd->add_option("--episode-physics-steps", options->episode_physics_steps,
+                  "simulated time of an episode in physics steps (dm_control: 1000); a "
+                  "multiple of --action-repeat")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->callback([options] { RunCollect(*options); });

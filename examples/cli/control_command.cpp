@@ -31,7 +31,7 @@ struct ControlOptions {
   PlannerFlags planner;
   MlpMppiFlags mppi;
   std::uint64_t seed = 0;
-  int steps = 1000;
+  int steps = 0;  // 0: one dm_control episode (1000 physics steps)
   std::string out = "out/control";
   int frame_size = 128;
   int gif_every = 2;
@@ -67,14 +67,14 @@ void WriteStepsCsv(const std::string& path, const envs::Episode& episode,
 }
 
 void RunControl(ControlOptions o) {
-  if (o.steps < 1) throw std::invalid_argument("--steps must be >= 1");
+  if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0");
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
   auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
   envs::EnvOptions env_options;
-  env_options.episode_length = o.steps;
   env_options.action_repeat = policy->action_repeat();
+  if (o.steps > 0) env_options.episode_physics_steps = o.steps * env_options.action_repeat;
   auto env = envs::MakeEnv(o.task, env_options);
   std::filesystem::create_directories(o.out);
 
@@ -136,7 +136,10 @@ void AddControlCommand(CLI::App& app) {
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   AddMlpMppiFlags(*cmd, options->mppi);
   cmd->add_option("--seed", options->seed, "episode seed (initial state)")->capture_default_str();
-  cmd->add_option("--steps", options->steps, "control steps in the episode")->capture_default_str();
+  cmd->add_option("--steps", options->steps,
+                  "control steps in the episode (0: dm_control's 1000 physics steps, i.e. "
+                  "1000 / action repeat control steps)")
+      ->capture_default_str();
   cmd->add_option("--out", options->out, "directory for trajectory.png, episode.gif, steps.csv")
       ->capture_default_str();
   cmd->add_option("--frame-size", options->frame_size, "GIF frame size in pixels (0: no GIF)")

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -34,6 +35,7 @@ class DatasetTest : public testing::Test {
     info.observation_size = env.observation_spec().size();
     info.action_size = env.action_spec().size();
     info.control_timestep = env.control_timestep();
+    info.episode_physics_steps = env.episode_length() * env.action_repeat();
     info.frame_width = frame_width;
     info.frame_height = frame_height;
     return info;
@@ -60,7 +62,7 @@ class DatasetTest : public testing::Test {
 
 std::unique_ptr<Env> ShortEnv(int steps) {
   EnvOptions options;
-  options.episode_length = steps;
+  options.episode_physics_steps = steps;  // action repeat 1: one per control step
   return MakeEnv("reacher", options);
 }
 
@@ -82,6 +84,7 @@ TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
   EXPECT_EQ(data.info.policy, "random");
   EXPECT_EQ(data.info.seed, 42u);
   EXPECT_EQ(data.info.format_version, kDatasetFormatVersion);
+  EXPECT_EQ(data.info.episode_physics_steps, 20);
   EXPECT_FALSE(data.info.library_version.empty());
   EXPECT_EQ(data.num_steps(), 40);
   ASSERT_EQ(data.num_episodes(), 2);
@@ -98,6 +101,31 @@ TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
   ASSERT_EQ(data.frames.size(), 40u * 4 * 3 * 3);
   EXPECT_EQ(data.frames[20 * 36], b.frames[0][0]);
   EXPECT_TRUE(ReadDataset(path, false).frames.empty());
+}
+
+// Version 1 read one reward per control step; its returns at an action
+// repeat above 1 mean something else, so such a file is refused by name.
+TEST_F(DatasetTest, AVersionOneFileIsRefusedNamingTheVersion) {
+  auto env = ShortEnv(5);
+  const std::string path = Path("old.h5");
+  DatasetWriter writer(path, Info(*env));
+  writer.Append(MakeEpisode(*env, 1, 0, 0));
+  writer.Commit();
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  const std::int64_t old_version = 1;
+  ASSERT_GE(H5Awrite(attribute, H5T_NATIVE_INT64, &old_version), 0);
+  H5Aclose(attribute);
+  H5Fclose(file);
+  try {
+    ReadDataset(path);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("format version 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("collect it again"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(DatasetTest, UncommittedWriterLeavesNoFile) {

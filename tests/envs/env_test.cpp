@@ -123,8 +123,10 @@ TEST(EnvTest, UnknownTaskIsAClearError) {
 
 TEST(EnvTest, TruncatesAfterEpisodeLength) {
   EnvOptions options;
-  options.episode_length = 3;
+  options.action_repeat = 2;
+  options.episode_physics_steps = 6;
   auto env = MakeEnv("pendulum_swingup", options);
+  EXPECT_EQ(env->episode_length(), 3);
   env->Reset(0);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(1);
   EXPECT_FALSE(env->Step(zero).truncated);
@@ -132,6 +134,39 @@ TEST(EnvTest, TruncatesAfterEpisodeLength) {
   const StepResult last = env->Step(zero);
   EXPECT_TRUE(last.truncated);
   EXPECT_FALSE(last.terminated);
+}
+
+// dm_control's convention: an episode is 1000 physics steps whatever the
+// action repeat, and a control step's reward is summed over its physics steps.
+TEST(EnvTest, AnEpisodeSpansTheSameTimeAndReturnAtEveryActionRepeat) {
+  // The cart at rest off centre with the pole exactly upright and no force
+  // stays put (no torque on the pole), so the reward is a constant r < 1.
+  double per_physics_step = -1.0;
+  for (int repeat : {1, 2, 4}) {
+    EnvOptions options;
+    options.action_repeat = repeat;
+    auto env = MakeEnv("cartpole_balance", options);
+    ASSERT_EQ(env->episode_length(), 1000 / repeat);
+    env->Reset(0);
+    Eigen::VectorXd state = env->state();
+    state.tail(state.size() - 2).setZero();  // positions, velocities, warm start, control
+    state[2] = 0.5;                          // cart x; the pole angle (state[3]) stays 0
+    env->set_state(state);
+    double episode_return = 0.0;
+    int steps = 0;
+    StepResult result;
+    do {
+      result = env->Step(Eigen::VectorXd::Zero(1));
+      if (per_physics_step < 0) per_physics_step = result.reward;
+      episode_return += result.reward;
+      ++steps;
+    } while (!result.truncated);
+    EXPECT_EQ(steps, 1000 / repeat);
+    EXPECT_NEAR(env->state()[0], 10.0, 1e-9) << "simulated seconds at action repeat " << repeat;
+    EXPECT_NEAR(episode_return, 1000 * per_physics_step, 1e-9) << "action repeat " << repeat;
+  }
+  EXPECT_GT(per_physics_step, 0.5);
+  EXPECT_LT(per_physics_step, 0.99);
 }
 
 TEST(EnvTest, ActionRepeatScalesTheControlStep) {
@@ -154,8 +189,17 @@ TEST(EnvTest, RejectsBadOptions) {
   options.action_repeat = 0;
   EXPECT_THROW(MakeEnv("reacher", options), std::invalid_argument);
   options = EnvOptions();
-  options.episode_length = 0;
+  options.episode_physics_steps = 0;
   EXPECT_THROW(MakeEnv("reacher", options), std::invalid_argument);
+  options = EnvOptions();
+  options.action_repeat = 3;  // does not divide dm_control's 1000 physics steps
+  try {
+    MakeEnv("reacher", options);
+    FAIL() << "expected an exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of action_repeat"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

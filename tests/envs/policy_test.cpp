@@ -12,7 +12,7 @@ namespace {
 
 std::unique_ptr<Env> ShortPendulum(int steps) {
   EnvOptions options;
-  options.episode_length = steps;
+  options.episode_physics_steps = steps;  // action repeat 1: one per control step
   return MakeEnv("pendulum_swingup", options);
 }
 
@@ -47,7 +47,7 @@ TEST(PolicyTest, OracleHorizonIsSimulatedTime) {
   EXPECT_EQ(coarsest.horizon, 2);
   EXPECT_EQ(coarsest.num_knots, 2);
   EXPECT_THROW(OracleOptions("pendulum_swingup", 0), std::invalid_argument);
-  EXPECT_EQ(MakeEnv("cartpole_swingup", EnvOptions{4, 10})->action_repeat(), 4);
+  EXPECT_EQ(MakeEnv("cartpole_swingup", EnvOptions{4, 12})->action_repeat(), 4);
 }
 
 TEST(PolicyTest, OracleBeatsRandomOnPendulum) {

@@ -83,10 +83,10 @@ void ExpectError(const std::string& path, const std::string& needle) {
 
 TEST(MlpMppiTest, BeatsRandomOnAShortPendulumEpisode) {
   envs::EnvOptions env_options;
-  env_options.episode_length = 200;
+  env_options.episode_physics_steps = 200;
   auto data_env = envs::MakeEnv(kPendulum, env_options);
   // Swinging up takes several seconds: 400 steps (8 s) leave time to stay up.
-  env_options.episode_length = 400;
+  env_options.episode_physics_steps = 400;
   auto env = envs::MakeEnv(kPendulum, env_options);
 
   // A small dataset from the data policy of `dfmpc collect`.

@@ -116,7 +116,7 @@ TEST(LoaderMutationTest, CorruptCheckpointsAreRefused) {
 TEST(LoaderMutationTest, CorruptDatasetsAreRefusedOrLoadUnchanged) {
   const std::string path = (EmptyDirectory("dataset") / "data.h5").string();
   envs::EnvOptions options;
-  options.episode_length = 12;
+  options.episode_physics_steps = 12;
   const auto env = envs::MakeEnv("pendulum_swingup", options);
   envs::DatasetInfo info;
   info.task = env->name();

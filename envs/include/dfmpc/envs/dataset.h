@@ -15,7 +15,10 @@
 
 namespace dfmpc::envs {
 
-inline constexpr int kDatasetFormatVersion = 1;
+// Version 2: rewards are summed over each control step's physics steps and
+// episodes span `episode_physics_steps` (version 1 read the reward once per
+// control step; such files are refused, see envs/DATASET.md).
+inline constexpr int kDatasetFormatVersion = 2;
 
 struct DatasetInfo {
   std::string task;
@@ -25,6 +28,7 @@ struct DatasetInfo {
   int action_size = 0;
   int action_repeat = 1;
   double control_timestep = 0.0;
+  int episode_physics_steps = kEpisodePhysicsSteps;  // the episodes' time limit
   int frame_width = 0;   // 0: no frames stored
   int frame_height = 0;
   std::string library_version;  // filled in by the writer / from the file

@@ -10,11 +10,16 @@
 //
 // Conventions: every action component lies in [-1, 1]; components outside
 // are clipped to the bounds (not an error). A wrong action size, NaN or inf
-// throws std::invalid_argument. Rewards lie in [0, 1] per control step; an
-// episode is truncated after `episode_length` control steps (default 1000),
-// so returns lie in 0..1000. Tasks never terminate early. One control step is
-// `action_repeat` physics steps; the reward is taken after the last of them.
-// Same seed, same actions => the same trajectory, bit for bit.
+// throws std::invalid_argument. Episodes follow dm_control's convention
+// (and the PlaNet / Dreamer / TD-MPC action-repeat wrappers): an episode is a
+// fixed span of simulated time, `episode_physics_steps` physics steps (1000:
+// 20 s for the pendulum, reacher and point mass, 10 s for cart-pole); one
+// control step is `action_repeat` physics steps, so an episode has
+// episode_physics_steps / action_repeat control steps (the repeat must divide
+// it). The task reward lies in [0, 1] per physics step and the reward of a
+// control step is its sum over the control step's physics steps, so a return
+// lies in 0..1000 at any action repeat. Tasks never terminate early. Same
+// seed, same actions => the same trajectory, bit for bit.
 #ifndef DFMPC_ENVS_ENV_H_
 #define DFMPC_ENVS_ENV_H_
 
@@ -41,9 +46,14 @@ struct StepResult {
   bool truncated = false;   // the time limit was reached
 };
 
+// dm_control's episode: 1000 physics steps.
+inline constexpr int kEpisodePhysicsSteps = 1000;
+
 struct EnvOptions {
-  int action_repeat = 1;     // physics steps per control step, >= 1
-  int episode_length = 1000; // control steps before truncation, >= 1
+  int action_repeat = 1;  // physics steps per control step, >= 1
+  // Simulated time of an episode in physics steps; a positive multiple of
+  // action_repeat.
+  int episode_physics_steps = kEpisodePhysicsSteps;
 };
 
 class Env {
@@ -57,6 +67,7 @@ class Env {
   virtual double control_timestep() const = 0;
   // Physics steps per control step (EnvOptions::action_repeat).
   virtual int action_repeat() const = 0;
+  // Control steps per episode: episode_physics_steps / action_repeat.
   virtual int episode_length() const = 0;
   // Control steps taken since the last Reset.
   virtual int step_count() const = 0;
