@@ -53,6 +53,9 @@ class DatasetTest : public testing::Test {
   }
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Commits a dataset of one `steps`-step reacher episode at `name`; returns its path.
+  std::string WriteOneEpisode(const std::string& name, int steps) const;
   std::size_t FilesInDir() const {
     return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
   }
@@ -64,6 +67,15 @@ std::unique_ptr<Env> ShortEnv(int steps) {
   EnvOptions options;
   options.episode_physics_steps = steps;  // action repeat 1: one per control step
   return MakeEnv("reacher", options);
+}
+
+std::string DatasetTest::WriteOneEpisode(const std::string& name, int steps) const {
+  auto env = ShortEnv(steps);
+  const std::string path = Path(name);
+  DatasetWriter writer(path, Info(*env));
+  writer.Append(MakeEpisode(*env, 1, 0, 0));
+  writer.Commit();
+  return path;
 }
 
 TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
@@ -106,11 +118,7 @@ TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
 // Version 1 read one reward per control step; its returns at an action
 // repeat above 1 mean something else, so such a file is refused by name.
 TEST_F(DatasetTest, AVersionOneFileIsRefusedNamingTheVersion) {
-  auto env = ShortEnv(5);
-  const std::string path = Path("old.h5");
-  DatasetWriter writer(path, Info(*env));
-  writer.Append(MakeEpisode(*env, 1, 0, 0));
-  writer.Commit();
+  const std::string path = WriteOneEpisode("old.h5", 5);
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   const hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
@@ -149,11 +157,7 @@ TEST_F(DatasetTest, RejectsEpisodesOfTheWrongShape) {
 }
 
 TEST_F(DatasetTest, TruncatedFileIsAClearError) {
-  auto env = ShortEnv(50);
-  const std::string path = Path("full.h5");
-  DatasetWriter writer(path, Info(*env));
-  writer.Append(MakeEpisode(*env, 1, 0, 0));
-  writer.Commit();
+  const std::string path = WriteOneEpisode("full.h5", 50);
   const std::string truncated = Path("truncated.h5");
   {
     std::ifstream in(path, std::ios::binary);
@@ -182,13 +186,7 @@ TEST_F(DatasetTest, LeavesTheProgramsHdf5ErrorHandlerAsItWas) {
   H5Eget_auto2(H5E_DEFAULT, &saved_handler, &saved_data);
   int calls = 0;
   H5Eset_auto2(H5E_DEFAULT, CountingHandler, &calls);
-  auto env = ShortEnv(20);
-  {
-    DatasetWriter writer(Path("ok.h5"), Info(*env));
-    writer.Append(MakeEpisode(*env, 1, 0, 0));
-    writer.Commit();
-  }
-  ReadDataset(Path("ok.h5"));
+  ReadDataset(WriteOneEpisode("ok.h5", 20));
   std::ofstream(Path("broken.h5")) << "not hdf5";
   EXPECT_THROW(ReadDataset(Path("broken.h5")), std::runtime_error);
   EXPECT_EQ(calls, 0) << "HDF5 reported errors of the library's own calls";
