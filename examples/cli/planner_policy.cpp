@@ -8,8 +8,10 @@
 
 namespace dfmpc::cli {
 
-planner::PlannerOptions PlannerFlags::Resolve() const {
+planner::PlannerOptions PlannerFlags::Resolve(const std::string& task) const {
   planner::PlannerOptions resolved = options;
+  resolved.renoise_levels =
+      renoise_levels.value_or(planner::TunedPlannerOptions(task).renoise_levels);
   resolved.mode = planner::ParsePlanMode(mode);
   resolved.selection = planner::ParseSelection(selection);
   return resolved;
@@ -32,8 +34,9 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   cmd.add_option("--uncertainty", o.uncertainty, "pyramid u (0: K / H)")->capture_default_str();
   cmd.add_option("--calls", o.calls_per_step, "calls per control step r (warm)")
       ->capture_default_str();
-  cmd.add_option("--renoise", o.renoise_levels, "extra levels a warm step re-noises the plan by")
-      ->capture_default_str();
+  cmd.add_option("--renoise", flags.renoise_levels,
+                 "extra levels a warm step re-noises the plan by (default: the task's tuned "
+                 "value, 8 for cartpole_swingup, 4 otherwise)");
   cmd.add_option("--candidates", o.candidates, "candidate plans N")->capture_default_str();
   cmd.add_option("--selection", flags.selection, "best or mppi")
       ->check(CLI::IsMember({"best", "mppi"}))
@@ -70,7 +73,7 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                   "); train one with `dfmpc train` and pass --model");
     }
   }
-  return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, flags.Resolve(), task));
+  return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, flags.Resolve(task), task));
 }
 
 int ModelActionRepeat(const TimedPolicy& policy, int requested) {

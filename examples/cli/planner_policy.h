@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "dfmpc/planner/planner.h"
@@ -22,9 +23,11 @@ struct PlannerFlags {
   std::string mode = "warm";
   std::string selection = "best";
   planner::PlannerOptions options;
+  std::optional<int> renoise_levels;  // unset: the task's tuned value
 
-  // Parses mode and selection into `options` (std::invalid_argument if unknown).
-  planner::PlannerOptions Resolve() const;
+  // `options` for `task`: parses mode and selection (std::invalid_argument
+  // if unknown) and fills what was not given from TunedPlannerOptions(task).
+  planner::PlannerOptions Resolve(const std::string& task) const;
 };
 
 // The model shipped for `task` in the source tree (examples/models/TASK.pt).

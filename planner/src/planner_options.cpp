@@ -31,6 +31,12 @@ std::string SelectionName(Selection selection) {
   return selection == Selection::kBest ? "best" : "mppi";
 }
 
+PlannerOptions TunedPlannerOptions(const std::string& task) {
+  PlannerOptions options;
+  if (task == "cartpole_swingup") options.renoise_levels = 8;
+  return options;
+}
+
 void PlannerOptions::Validate() const {
   Require(horizon >= 1, "horizon H must be >= 1, got " + std::to_string(horizon));
   Require(num_levels >= 1, "levels K must be >= 1, got " + std::to_string(num_levels));

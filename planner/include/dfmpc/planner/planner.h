@@ -80,6 +80,13 @@ struct PlannerOptions {
   void Validate() const;
 };
 
+// The options tuned for `task` with its shipped model: the defaults above,
+// except the warm step's re-noise levels, 8 for cartpole_swingup (at 0.04 s
+// per control step the front of its plan must react faster to catch the
+// pole: 4 levels score 630-650, 8 score 838-840 over two sets of 10
+// episodes; the README's sweep) and 4 otherwise. Any task name is accepted.
+PlannerOptions TunedPlannerOptions(const std::string& task);
+
 // The plan kept after the last Act, in the environment's units: row j
 // predicts the token x_{s+1+j} = [a_{s+j}, o_{s+1+j}] of control step s.
 // Empty after Reset and after a fallback step.
