@@ -1,40 +1,76 @@
 #!/usr/bin/env bash
-# Reproduces the README's closed-loop table: random, oracle, dfmpc replan and
-# dfmpc warm r = 1, 2 with the shipped models on pendulum and cartpole
-# swing-up, every policy at the control rate of the task's shipped model.
-# Outputs (per-episode CSV and the printed summaries) go to out/eval/.
-# DFMPC_EPISODES sets the episodes of the fast policies (default 10) and
-# DFMPC_REPLAN_EPISODES those of replan (default 3: about 2 min per episode).
+# The closed-loop benchmark table: for each task (the five, or those given as
+# arguments) with a shipped model, random, oracle, mlp-mppi, dfmpc replan and
+# dfmpc warm r = 1 at a fixed seed, every policy at the control rate of the
+# task's shipped model. Every run appends a row to out/eval/summary.csv (its
+# per-episode CSV and printed summary go beside it); then `dfmpc report`
+# prints the table and writes out/eval/table.md and out/eval/returns.png.
+# A rerun appends again and the report shows the latest row of each task and
+# label; delete out/eval/summary.csv to start afresh.
+#
+# DFMPC_EPISODES: episodes of every policy but replan (default 10).
+# DFMPC_REPLAN_EPISODES: replan's (default 3: about 2 min per 1000-step episode).
+# DFMPC_SEED: the episodes' seed (default 0: the same initial states for all).
+# DFMPC_MPPI_ARGS_<task>, else DFMPC_MPPI_ARGS: extra mlp-mppi options for a
+# task (word-split), e.g. DFMPC_MPPI_ARGS_reacher="--mppi-samples 512".
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dfmpc="${DFMPC_BUILD_DIR:-$root/build}/examples/dfmpc"
+models="$root/examples/models"
 out="$root/out/eval"
+summary="$out/summary.csv"
 episodes=${DFMPC_EPISODES:-10}
 replan_episodes=${DFMPC_REPLAN_EPISODES:-3}
+seed=${DFMPC_SEED:-0}
+tasks=("$@")
+if [ ${#tasks[@]} -eq 0 ]; then
+  tasks=(pendulum_swingup cartpole_swingup cartpole_balance reacher pointmass_maze)
+fi
 mkdir -p "$out"
 
-run() {  # name, then dfmpc eval arguments
-  local name=$1
-  shift
-  "$dfmpc" eval --seed 0 --csv "$out/$name.csv" "$@" 2>/dev/null | tail -2 | tee "$out/$name.txt"
+# Physics steps per control step the model file $1 was trained on.
+action_repeat() {
+  "$dfmpc" info "$1" | sed -n 's/^action repeat: *\([0-9][0-9]*\) .*/\1/p'
 }
-for task in pendulum_swingup cartpole_swingup; do
-  # Physics steps per control step of the shipped model (scripts/train_default_models.sh).
-  case "$task" in
-    cartpole_*) rate=(--action-repeat 4) ;;
-    *) rate=(--action-repeat 1) ;;
-  esac
-  case "${1:-fast}" in
-    fast)
-      run "${task}_random" --task "$task" "${rate[@]}" --policy random --episodes "$episodes"
-      run "${task}_oracle" --task "$task" "${rate[@]}" --policy oracle --episodes "$episodes"
-      run "${task}_warm_r1" --task "$task" "${rate[@]}" --policy dfmpc --episodes "$episodes"
-      run "${task}_warm_r2" --task "$task" "${rate[@]}" --policy dfmpc --calls 2 \
-        --episodes "$episodes"
-      ;;
-    replan)
-      run "${task}_replan" --task "$task" "${rate[@]}" --policy dfmpc --mode replan \
-        --episodes "$replan_episodes"
-      ;;
-  esac
+
+run() {  # task, file name, label, then dfmpc eval arguments
+  local task=$1 name=$2 label=$3
+  shift 3
+  "$dfmpc" eval --task "$task" --seed "$seed" --action-repeat "$rate" \
+    --summary "$summary" --label "$label" --csv "$out/${task}_$name.csv" "$@" |
+    tail -2 | tee "$out/${task}_$name.txt"
+}
+
+for task in "${tasks[@]}"; do
+  model="$models/$task.pt"
+  if [ ! -f "$model" ]; then
+    echo "eval_planner: skipping $task: no shipped model $model"
+    continue
+  fi
+  rate=$(action_repeat "$model")
+  if [ -z "$rate" ]; then
+    echo "eval_planner: \`dfmpc info $model\` names no action repeat" >&2
+    exit 1
+  fi
+  echo "eval_planner: $task at $rate physics step(s) per control step"
+  run "$task" random random --policy random --episodes "$episodes"
+  run "$task" oracle oracle --policy oracle --episodes "$episodes"
+  mlp_model="$models/${task}_mlp_ensemble.pt"
+  if [ -f "$mlp_model" ]; then
+    mppi_args_var="DFMPC_MPPI_ARGS_$task"
+    read -r -a mppi_args <<< "${!mppi_args_var:-${DFMPC_MPPI_ARGS:-}}"
+    run "$task" mlp_mppi mlp-mppi --policy mlp-mppi --mlp-model "$mlp_model" \
+      --episodes "$episodes" "${mppi_args[@]}"
+  else
+    echo "eval_planner: skipping mlp-mppi on $task: no MLP ensemble $mlp_model"
+  fi
+  run "$task" replan "dfmpc replan" --policy dfmpc --model "$model" --mode replan \
+    --episodes "$replan_episodes"
+  run "$task" warm_r1 "dfmpc warm r=1" --policy dfmpc --model "$model" --episodes "$episodes"
 done
+
+if [ ! -f "$summary" ]; then
+  echo "eval_planner: nothing evaluated, so no report" >&2
+  exit 1
+fi
+"$dfmpc" report --summary "$summary" --markdown "$out/table.md" --png "$out/returns.png"

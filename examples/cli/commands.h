@@ -16,6 +16,7 @@ void AddScheduleCommand(CLI::App& app);      // dfmpc schedule
 void AddBenchCacheCommand(CLI::App& bench);  // dfmpc bench cache
 void AddCollectCommand(CLI::App& app);        // dfmpc collect
 void AddEvalCommand(CLI::App& app);           // dfmpc eval
+void AddReportCommand(CLI::App& app);         // dfmpc report
 void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
 void AddInfoCommand(CLI::App& app);           // dfmpc info
 // `command_line` is recorded in the model's notes.

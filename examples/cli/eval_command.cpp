@@ -16,6 +16,7 @@
 #include "output_path.h"
 #include "progress_bar.h"
 #include "statistics.h"
+#include "summary.h"
 #include "table.h"
 
 namespace dfmpc::cli {
@@ -29,6 +30,8 @@ struct EvalOptions {
   int action_repeat = 0;  // 0: the model's for dfmpc and mlp-mppi, else 1
   int threads = 1;
   std::string csv;
+  std::string summary;   // a CSV summary to append a row to
+  std::string label;     // of that row; empty: the policy name
   PlannerFlags planner;  // for --policy dfmpc
   MlpMppiFlags mppi;     // for --policy mlp-mppi
 };
@@ -44,12 +47,17 @@ bool IsModelPolicy(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+std::vector<double> LatenciesMs(const TimedPolicy& policy) {
+  std::vector<double> latencies;
+  for (const StepRecord& r : policy.records()) latencies.push_back(r.latency_ms);
+  return latencies;
+}
+
 // Latency and work per control step of a model policy over every episode.
 void PrintModelCost(const std::string& name, const TimedPolicy& policy) {
-  std::vector<double> latencies;
+  const std::vector<double> latencies = LatenciesMs(policy);
   double forwards = 0.0;
   for (const StepRecord& r : policy.records()) {
-    latencies.push_back(r.latency_ms);
     forwards += static_cast<double>(r.token_forwards) / policy.records().size();
   }
   std::printf(
@@ -58,9 +66,34 @@ void PrintModelCost(const std::string& name, const TimedPolicy& policy) {
       name.c_str(), Percentile(latencies, 50), Percentile(latencies, 99), forwards);
 }
 
+std::string Label(const EvalOptions& o) { return o.label.empty() ? o.policy : o.label; }
+
+// Appends the run's row to --summary; `planner` is null for a baseline policy.
+void AppendToSummary(const EvalOptions& o, const envs::Env& env, double return_mean,
+                     double return_std, int successes, const TimedPolicy* planner) {
+  SummaryRow row;
+  row.task = o.task;
+  row.policy = o.policy;
+  row.label = Label(o);
+  row.episodes = o.episodes;
+  row.seed = o.seed;
+  row.action_repeat = env.action_repeat();
+  row.return_mean = return_mean;
+  row.return_std = return_std;
+  if (env.has_success_metric()) row.success_rate = static_cast<double>(successes) / o.episodes;
+  if (planner) {
+    const std::vector<double> latencies = LatenciesMs(*planner);
+    row.latency_p50_ms = Percentile(latencies, 50);
+    row.latency_p99_ms = Percentile(latencies, 99);
+  }
+  AppendSummaryRow(o.summary, row);
+  std::fprintf(stderr, "appended a row to %s\n", o.summary.c_str());
+}
+
 void RunEval(const EvalOptions& o) {
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
   if (o.action_repeat < 0) throw std::invalid_argument("--action-repeat must be >= 0");
+  if (!o.summary.empty()) CheckSummaryAppendable(o.summary, Label(o));
   std::unique_ptr<TimedPolicy> planner;
   if (IsModelPolicy(o.policy)) planner = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
   envs::EnvOptions env_options;
@@ -108,6 +141,9 @@ void RunEval(const EvalOptions& o) {
     table.WriteCsv(o.csv);
     std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
   }
+  if (!o.summary.empty()) {
+    AppendToSummary(o, *env, mean, std::sqrt(variance), successes, planner.get());
+  }
 }
 
 }  // namespace
@@ -131,6 +167,12 @@ void AddEvalCommand(CLI::App& app) {
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV")
       ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--summary", options->summary,
+                  "also append the run's row (mean and std return, success rate, latency) to "
+                  "this CSV summary, creating it if missing; `dfmpc report` reads it")
+      ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--label", options->label,
+                  "the row's label in --summary, e.g. \"dfmpc warm r=1\" (default: the policy)");
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   AddMlpMppiFlags(*cmd, options->mppi);
   cmd->callback([options] { RunEval(*options); });

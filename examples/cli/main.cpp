@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddScheduleCommand(app);
   dfmpc::cli::AddCollectCommand(app);
   dfmpc::cli::AddEvalCommand(app);
+  dfmpc::cli::AddReportCommand(app);
   const std::string command_line = dfmpc::cli::PortableCommandLine(argc, argv);
   dfmpc::cli::AddTrainCommand(app, command_line);
   dfmpc::cli::AddTrainMlpCommand(app, command_line);

@@ -1,5 +1,6 @@
-// A small text table for benchmark output, printed aligned and written as
-// CSV (atomically: a temporary file renamed into place).
+// A small text table for benchmark output, printed aligned (cells may hold
+// UTF-8 text such as "±"), printed as Markdown, and written as CSV
+// (atomically: a temporary file renamed into place).
 #ifndef DFMPC_EXAMPLES_CLI_TABLE_H_
 #define DFMPC_EXAMPLES_CLI_TABLE_H_
 
@@ -16,6 +17,8 @@ class Table {
   explicit Table(std::vector<std::string> header);
   void AddRow(std::vector<std::string> row);
   void Print(std::ostream& out) const;
+  // A GitHub-flavoured Markdown table, cells as they are (no escaping).
+  void PrintMarkdown(std::ostream& out) const;
   // Throws std::runtime_error when the file cannot be written.
   void WriteCsv(const std::string& path) const;
 

@@ -1,25 +1,13 @@
 #include "plot/gnuplot_script.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <locale>
 #include <sstream>
 
+#include "plot/gnuplot_text.h"
+
 namespace dfmpc::plot {
 namespace {
-
-// `text` as a gnuplot single-quoted string literal (quotes doubled).
-std::string QuoteGnuplot(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string HexColor(Rgb color) {
-  char hex[8];
-  std::snprintf(hex, sizeof(hex), "#%02x%02x%02x", color.r, color.g, color.b);
-  return hex;
-}
 
 std::string BlockName(std::size_t panel, std::size_t series) {
   return "$p" + std::to_string(panel) + "s" + std::to_string(series);
@@ -55,7 +43,8 @@ void WritePanel(const Panel& panel, std::size_t index, std::size_t count, std::o
       << "set size 1," << height << '\n'
       << "set title " << QuoteGnuplot(panel.title) << '\n'
       << "set xlabel " << QuoteGnuplot(panel.x_label) << '\n'
-      << "set ylabel " << QuoteGnuplot(panel.y_label) << '\n'
+      << "set ylabel " << QuoteGnuplot(panel.y_label)
+      << '\n'
       // A log axis rounds out to whole decades, so that even data spanning
       // less than one shows labelled tics; a linear one hugs the data with
       // 5% headroom above and below.
@@ -67,7 +56,7 @@ void WritePanel(const Panel& panel, std::size_t index, std::size_t count, std::o
     const Series& series = panel.series[s];
     out << (s ? ", " : "") << BlockName(index, s) << " using 1:2 with "
         << (series.x.size() == 1 ? "points pt 7 ps 1.2" : "lines lw 2") << " lc rgb "
-        << QuoteGnuplot(HexColor(SeriesColor(s))) << ' '
+        << QuotedColor(SeriesColor(s)) << ' '
         << (series.label.empty() ? "notitle" : "title " + QuoteGnuplot(series.label));
   }
   out << '\n';
@@ -80,11 +69,7 @@ std::string GnuplotScript(const std::vector<Panel>& panels, int width, int panel
   std::ostringstream out;
   out.imbue(std::locale::classic());
   out.precision(17);
-  out << "reset session\n"
-      << "set terminal pngcairo size " << width << ','
-      << panel_height * static_cast<int>(panels.size())
-      << " noenhanced font ',11' background rgb 'white'\n"
-      << "set output " << QuoteGnuplot(png_path) << '\n';
+  out << PngPreamble(width, panel_height * static_cast<int>(panels.size()), png_path);
   WriteDataBlocks(panels, out);
   out << "set multiplot\n"
       << "set lmargin 12\n"

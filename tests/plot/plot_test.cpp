@@ -2,59 +2,21 @@
 
 #include <gtest/gtest.h>
 
-#define STB_IMAGE_IMPLEMENTATION
-#include <stb/stb_image.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <set>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
+
+#include "plot_testing.h"
 
 namespace dfmpc::plot {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Image {
-  int width = 0, height = 0;
-  std::vector<Rgb> pixels;
-};
-
-Image Decode(const fs::path& path) {
-  Image image;
-  int channels = 0;
-  stbi_uc* data = stbi_load(path.c_str(), &image.width, &image.height, &channels, 3);
-  if (data == nullptr) throw std::runtime_error("not a decodable image: " + path.string());
-  const std::size_t count = static_cast<std::size_t>(image.width) * image.height;
-  for (std::size_t i = 0; i < count; ++i) {
-    image.pixels.push_back({data[3 * i], data[3 * i + 1], data[3 * i + 2]});
-  }
-  stbi_image_free(data);
-  return image;
-}
-
-std::size_t DistinctColours(const Image& image) {
-  std::set<std::tuple<int, int, int>> colours;
-  for (const Rgb& p : image.pixels) colours.insert({p.r, p.g, p.b});
-  return colours.size();
-}
-
-// Pixels within a small distance of `colour` (line cores; edges are blended).
-std::size_t PixelsNear(const Image& image, Rgb colour) {
-  std::size_t count = 0;
-  for (const Rgb& p : image.pixels) {
-    if (std::abs(p.r - colour.r) + std::abs(p.g - colour.g) + std::abs(p.b - colour.b) <= 12) {
-      ++count;
-    }
-  }
-  return count;
-}
 
 Series Line(std::string label, double slope, int points = 50) {
   Series series{std::move(label), {}, {}};
@@ -90,27 +52,6 @@ std::vector<Panel> Trajectory() {
   }
   return {angle, action};
 }
-
-class PlotTest : public testing::Test {
- protected:
-  void SetUp() override {
-    const std::string test = testing::UnitTest::GetInstance()->current_test_info()->name();
-    dir_ = fs::path(testing::TempDir()) / ("dfmpc_plot_" + test);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::vector<fs::path> Entries() const {
-    std::vector<fs::path> entries;
-    for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
-      entries.push_back(entry.path());
-    }
-    return entries;
-  }
-
-  fs::path dir_;
-};
 
 TEST_F(PlotTest, WritesPngOfRequestedSize) {
   const fs::path path = dir_ / "trajectory.png";

@@ -1,0 +1,50 @@
+// The benchmark report of `dfmpc report`: a summary's rows (summary.h) as a
+// return table, a latency table and a grouped bar chart, with published
+// returns of TD-MPC2 beside ours.
+#ifndef DFMPC_EXAMPLES_CLI_REPORT_H_
+#define DFMPC_EXAMPLES_CLI_REPORT_H_
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "plot/bar_chart.h"
+#include "summary.h"
+#include "table.h"
+
+namespace dfmpc::cli {
+
+// Rows are tasks and columns labels, both in order of first appearance in
+// the summary; a later row replaces an earlier one of the same task and
+// label (a rerun).
+class Report {
+ public:
+  // Expects rows as ReadSummary returns them (at least one).
+  explicit Report(const std::vector<SummaryRow>& rows);
+
+  // The tables, aligned for a terminal.
+  void Print(std::ostream& out) const { Write(out, /*markdown=*/false); }
+  // The tables as Markdown, with headings.
+  void PrintMarkdown(std::ostream& out) const { Write(out, /*markdown=*/true); }
+  // Mean return per task and label, error bars one standard deviation, y
+  // from 0 to 1000 (the most a 1000-step episode can return).
+  plot::BarChart ReturnChart() const;
+
+ private:
+  void Write(std::ostream& out, bool markdown) const;
+  Table ReturnTable() const;
+  Table LatencyTable() const;
+  // The labels with a latency for some task (model policies).
+  std::vector<std::size_t> TimedLabels() const;
+  // Whether some task of the report has a published return.
+  bool HasAnchors() const;
+
+  std::vector<std::string> tasks_, labels_;
+  std::vector<std::vector<std::optional<SummaryRow>>> cells_;  // [task][label]
+  int usual_episodes_ = 0;  // the most common episode count; cells note others
+};
+
+}  // namespace dfmpc::cli
+
+#endif  // DFMPC_EXAMPLES_CLI_REPORT_H_
