@@ -36,7 +36,7 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
       ->capture_default_str();
   cmd.add_option("--renoise", flags.renoise_levels,
                  "extra levels a warm step re-noises the plan by (default: the task's tuned "
-                 "value, 8 for cartpole_swingup, 4 otherwise)");
+                 "value: 8 for the cart-pole tasks, 4 otherwise)");
   cmd.add_option("--candidates", o.candidates, "candidate plans N")->capture_default_str();
   cmd.add_option("--selection", flags.selection, "best or mppi")
       ->check(CLI::IsMember({"best", "mppi"}))

@@ -33,7 +33,7 @@ std::string SelectionName(Selection selection) {
 
 PlannerOptions TunedPlannerOptions(const std::string& task) {
   PlannerOptions options;
-  if (task == "cartpole_swingup") options.renoise_levels = 8;
+  if (task == "cartpole_swingup" || task == "cartpole_balance") options.renoise_levels = 8;
   return options;
 }
 

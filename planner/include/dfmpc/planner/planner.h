@@ -81,10 +81,11 @@ struct PlannerOptions {
 };
 
 // The options tuned for `task` with its shipped model: the defaults above,
-// except the warm step's re-noise levels, 8 for cartpole_swingup (at 0.04 s
-// per control step the front of its plan must react faster to catch the
-// pole: 4 levels score 630-650, 8 score 838-840 over two sets of 10
-// episodes; the README's sweep) and 4 otherwise. Any task name is accepted.
+// except the warm step's re-noise levels, 8 for the cart-pole tasks (at
+// 0.04 s per control step the front of the plan must react faster to the
+// pole: swing-up scores 630-650 with 4 levels and 838-840 with 8 over two
+// sets of 10 episodes, balance 815 and 974; the README's sweep) and 4
+// otherwise. Any task name is accepted.
 PlannerOptions TunedPlannerOptions(const std::string& task);
 
 // The plan kept after the last Act, in the environment's units: row j
