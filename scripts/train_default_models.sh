@@ -25,7 +25,8 @@ for task in "${tasks[@]}"; do
   # Cart-pole needs about a second (the oracle holds the pole with 1 s, not
   # with 0.32 s): at 4 physics steps per control step they span 1.28 s.
   # (cartpole_balance at 8 steps per token, 2.56 s, did worse: 683 against
-  # 791 over 10 episodes.) The maze's straight-line cost only pays off a plan
+  # 791 over 10 episodes of the earlier 1000-control-step convention, both
+  # with 4 re-noise levels.) The maze's straight-line cost only pays off a plan
   # that drives all the way around the wall (about 5 s): at 10 steps per token
   # they span 6.4 s and 4 of 10 episodes reach the goal; at 4 (2.56 s) the
   # planner pushed into the wall in every episode. Pendulum and reacher
