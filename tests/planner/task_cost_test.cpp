@@ -4,9 +4,11 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dfmpc::planner {
@@ -172,6 +174,22 @@ TEST(PointmassMazeCostTest, AtGoalBeatsOneMetreAway) {
   const double away = Cost("pointmass_maze", {0, 1, 0, 0, -1, 1}, {0, 0});
   EXPECT_LT(at_goal, 0.01);
   EXPECT_LT(at_goal, away);
+}
+
+// The cost is the path distance around the wall: it falls all along the
+// detour from the start to the goal, and the dead end below the goal (1.6 m
+// from it in a straight line) costs more than the passage (2.2 m).
+TEST(PointmassMazeCostTest, FallsAlongTheDetourAroundTheWall) {
+  const std::vector<std::pair<double, double>> path = {
+      {-1, -1}, {0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}};
+  double previous = std::numeric_limits<double>::infinity();
+  for (const auto& [x, y] : path) {
+    const double cost = Cost("pointmass_maze", {x, y, 0, 0, -1, 1}, {0, 0});
+    EXPECT_LT(cost, previous) << "at (" << x << ", " << y << ")";
+    previous = cost;
+  }
+  EXPECT_GT(Cost("pointmass_maze", {-1, -0.6, 0, 0, -1, 1}, {0, 0}),
+            Cost("pointmass_maze", {1, 0, 0, 0, -1, 1}, {0, 0}));
 }
 
 }  // namespace
