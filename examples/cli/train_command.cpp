@@ -1,8 +1,8 @@
 // dfmpc train: train a diffusion-forcing world model on a dataset.
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -13,6 +13,7 @@
 #include "dataset_tokens.h"
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/trainer.h"
 #include "output_path.h"
 #include "progress_bar.h"
@@ -29,6 +30,7 @@ struct TrainCommandOptions {
   bool absolute_only = false;
   bool known_actions = false;
   double validation_fraction = 0.1;
+  double sensor_noise = 0.0;
   int threads = 1;
   std::string prediction = "v";
   worldmodel::TransformerConfig model;
@@ -68,6 +70,7 @@ void RunTrain(TrainCommandOptions o) {
   EpisodeSplit split =
       SplitEpisodes(EpisodeTokenSequences(dataset, info.layout), o.validation_fraction, o.data);
   const worldmodel::Normalizer normalizer = FitAndNormalize(split);
+  o.trainer.sensor_noise = worldmodel::MakeSensorNoise(info.layout, normalizer, o.sensor_noise);
 
   info.config = o.model;
   info.config.token_dim = info.layout.token_dim();
@@ -128,8 +131,7 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--weight-decay", o->trainer.weight_decay, "AdamW weight decay")
       ->capture_default_str();
-  cmd->add_option("--grad-clip", o->trainer.grad_clip, "gradient norm clip")
-      ->capture_default_str();
+  cmd->add_option("--grad-clip", o->trainer.grad_clip, "gradient norm clip")->capture_default_str();
   cmd->add_option("--ema", o->trainer.ema_decay, "EMA decay of the sampling weights")
       ->capture_default_str();
   cmd->add_option("--pyramid-prob", o->trainer.pyramid_prob,
@@ -138,9 +140,15 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--clean-prob", o->trainer.clean_prob,
                   "probability that a training token is clean")
       ->capture_default_str();
+  cmd->add_option("--sensor-noise", o->sensor_noise,
+                  "train for noisy sensors: the context tokens of every window are rebuilt from "
+                  "observations with Gaussian noise of a std drawn from [0, STD] (observation "
+                  "units; 0: exact context)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--known-actions", o->known_actions,
-                 "give the model known actions clean through a side input (dynamics rollouts "
-                 "follow them exactly; see --known-action-prob)");
+                "give the model known actions clean through a side input (dynamics rollouts "
+                "follow them exactly; see --known-action-prob)");
   cmd->add_option("--known-action-prob", o->trainer.known_action_prob,
                   "with --known-actions: probability that a training token's action is given")
       ->capture_default_str();
@@ -153,8 +161,7 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--validate-every", o->trainer.validate_every,
                   "steps between validations (and model/plot writes)")
       ->capture_default_str();
-  cmd->add_option("--checkpoint-every", o->trainer.checkpoint_every,
-                  "steps between resume states")
+  cmd->add_option("--checkpoint-every", o->trainer.checkpoint_every, "steps between resume states")
       ->capture_default_str();
   cmd->add_option("--validation-fraction", o->validation_fraction,
                   "fraction of episodes held out (the last ones)")

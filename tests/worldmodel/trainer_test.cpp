@@ -24,8 +24,7 @@ std::vector<at::Tensor> OscillatorEpisodes(int count, int length, uint64_t seed)
     double angle = torch::rand({1}).item<double>() * 6.28, velocity = 0.0, action = 0.0;
     for (int t = 0; t < length; ++t) {
       data.insert(data.end(), {static_cast<float>(action), static_cast<float>(std::cos(angle)),
-                               static_cast<float>(std::sin(angle)),
-                               static_cast<float>(velocity)});
+                               static_cast<float>(std::sin(angle)), static_cast<float>(velocity)});
       action = torch::rand({1}).item<double>() * 2 - 1;
       velocity += 0.1 * (action - std::sin(angle)) - 0.02 * velocity;
       angle += 0.1 * velocity;
@@ -56,8 +55,8 @@ std::string TempPath(const std::string& name) {
 
 TEST(TrainerTest, ValidationLossFallsClearlyBelowItsStart) {
   const NoiseSchedule schedule;
-  Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(300),
-                  OscillatorEpisodes(12, 60, 1), OscillatorEpisodes(3, 60, 2));
+  Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(300), OscillatorEpisodes(12, 60, 1),
+                  OscillatorEpisodes(3, 60, 2));
   const double before = trainer.ValidationLoss();
   trainer.Run(TempPath("falls.state"), false, nullptr, nullptr);
   const double after = trainer.ValidationLoss();
@@ -83,6 +82,23 @@ TEST(TrainerTest, KnownActionInputLowersTheLoss) {
       << "with " << informed.ValidationLoss() << ", without " << plain.ValidationLoss();
 }
 
+// Sensor noise reaches the context the model reads (the same weights score
+// the fixed validation windows differently), and the model still learns to
+// predict the exact future from it.
+TEST(TrainerTest, SensorNoiseCorruptsTheContextAndTheModelStillLearns) {
+  const NoiseSchedule schedule;
+  const auto train = OscillatorEpisodes(12, 60, 1), validation = OscillatorEpisodes(3, 60, 2);
+  TrainerOptions noisy_options = FastOptions(300);
+  noisy_options.sensor_noise =
+      MakeSensorNoise({1, 3, false}, Normalizer(torch::zeros({4}), torch::ones({4})), 0.3);
+  Trainer exact(testing::TinyConfig(4), schedule, FastOptions(300), train, validation);
+  Trainer noisy(testing::TinyConfig(4), schedule, noisy_options, train, validation);
+  const double before = noisy.ValidationLoss();
+  EXPECT_NE(before, exact.ValidationLoss());
+  noisy.Run(TempPath("sensor.state"), false, nullptr, nullptr);
+  EXPECT_LT(noisy.ValidationLoss(), 0.5 * before);
+}
+
 TEST(TrainerTest, SameSeedSameWeightsAndLosses) {
   const NoiseSchedule schedule;
   const auto train = OscillatorEpisodes(4, 30, 1), validation = OscillatorEpisodes(2, 30, 2);
@@ -90,8 +106,8 @@ TEST(TrainerTest, SameSeedSameWeightsAndLosses) {
     TrainerOptions options = FastOptions(20);
     options.seed = seed;
     torch::manual_seed(999 + seed);  // the global generator must not matter
-    auto trainer = std::make_unique<Trainer>(testing::TinyConfig(4), schedule, options, train,
-                                             validation);
+    auto trainer =
+        std::make_unique<Trainer>(testing::TinyConfig(4), schedule, options, train, validation);
     trainer->Run(TempPath(name), false, nullptr, nullptr);
     return trainer;
   };
@@ -124,11 +140,12 @@ TEST(TrainerTest, ResumeReproducesTheUninterruptedRun) {
   }
   Trainer resumed(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
   int first_step = 0;
-  resumed.Run(cut_path, true,
-              [&](const TrainProgress& p) {
-                if (first_step == 0) first_step = p.step;
-              },
-              nullptr);
+  resumed.Run(
+      cut_path, true,
+      [&](const TrainProgress& p) {
+        if (first_step == 0) first_step = p.step;
+      },
+      nullptr);
   EXPECT_EQ(first_step, 41);  // continued after the last state, not from scratch
 
   ASSERT_EQ(resumed.log().size(), whole.log().size());
@@ -145,8 +162,7 @@ TEST(TrainerTest, ResumeRefusesMissingOrForeignState) {
   const NoiseSchedule schedule;
   const auto data = OscillatorEpisodes(3, 20, 1);
   Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(20), data, data);
-  EXPECT_THROW(trainer.Run(TempPath("missing.state"), true, nullptr, nullptr),
-               std::runtime_error);
+  EXPECT_THROW(trainer.Run(TempPath("missing.state"), true, nullptr, nullptr), std::runtime_error);
   const std::string garbage = TempPath("garbage.state");
   std::FILE* f = std::fopen(garbage.c_str(), "w");
   std::fputs("not a state", f);
@@ -156,7 +172,8 @@ TEST(TrainerTest, ResumeRefusesMissingOrForeignState) {
   const std::string other = TempPath("other.state");
   TrainerOptions options = FastOptions(20);
   options.window = 4;
-  Trainer(testing::TinyConfig(4), schedule, options, data, data).Run(other, false, nullptr, nullptr);
+  Trainer(testing::TinyConfig(4), schedule, options, data, data)
+      .Run(other, false, nullptr, nullptr);
   EXPECT_THROW(trainer.Run(other, true, nullptr, nullptr), std::runtime_error);
 }
 

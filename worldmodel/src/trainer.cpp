@@ -26,10 +26,10 @@ void Require(bool ok, const std::string& what) {
 
 // A batch of noisy training windows and what the model should predict.
 struct Batch {
-  at::Tensor noisy;      // [B, L, d]
-  at::Tensor timesteps;  // [B, L] in [-1, T-1]
-  at::Tensor target;     // [B, L, d]
-  at::Tensor noisy_mask;  // [B, L] float: 1 where the token is not clean
+  at::Tensor noisy;          // [B, L, d]
+  at::Tensor timesteps;      // [B, L] in [-1, T-1]
+  at::Tensor target;         // [B, L, d]
+  at::Tensor noisy_mask;     // [B, L] float: 1 where the token is not clean
   at::Tensor known_actions;  // [B, L, a + 1] side input; undefined without one
 };
 
@@ -75,6 +75,7 @@ void TrainerOptions::Validate() const {
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
+  sensor_noise.Validate();
 }
 
 class Trainer::Impl {
@@ -89,8 +90,9 @@ class Trainer::Impl {
         validation_(std::move(validation)),
         model_(config, options.seed),
         ema_(config),
-        optimizer_(model_->parameters(), torch::optim::AdamWOptions(options.learning_rate)
-                                             .weight_decay(options.weight_decay)),
+        optimizer_(
+            model_->parameters(),
+            torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay)),
         generator_(at::detail::createCPUGenerator(options.seed)) {
     options_.Validate();
     if (config.num_timesteps != schedule.num_timesteps()) {
@@ -120,17 +122,16 @@ class Trainer::Impl {
       ++window_steps;
       loss_sum_ += loss;
       ++loss_count_;
-      const double seconds = std::chrono::duration<double>(
-                                 std::chrono::steady_clock::now() - window_start)
-                                 .count();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
       const double tokens_per_second =
           window_steps * options_.batch_size * options_.window / std::max(seconds, 1e-9);
       if (on_progress) {
         on_progress({step_, options_.steps, loss_sum_ / loss_count_, tokens_per_second});
       }
       if (step_ % options_.validate_every == 0 || step_ == options_.steps) {
-        log_.push_back({step_, loss_sum_ / loss_count_, ValidationLoss(),
-                        LearningRate(step_ - 1), tokens_per_second});
+        log_.push_back({step_, loss_sum_ / loss_count_, ValidationLoss(), LearningRate(step_ - 1),
+                        tokens_per_second});
         loss_sum_ = 0.0;
         loss_count_ = 0;
         if (on_log) on_log(log_);
@@ -156,8 +157,7 @@ class Trainer::Impl {
     }
     for (const at::Tensor& s : sequences) {
       if (s.dim() != 2 || s.size(1) != config_.token_dim) {
-        throw std::invalid_argument(std::string("Trainer: ") + what +
-                                    " sequences must be [T, " +
+        throw std::invalid_argument(std::string("Trainer: ") + what + " sequences must be [T, " +
                                     std::to_string(config_.token_dim) + "]");
       }
       if (s.size(0) < options_.window) {
@@ -183,31 +183,34 @@ class Trainer::Impl {
     windows.reserve(count);
     for (int64_t b = 0; b < count; ++b) {
       const int64_t pick = picks[b].item<int64_t>();
-      const size_t i = std::upper_bound(first_start.begin(), first_start.end(), pick) -
-                       first_start.begin() - 1;
+      const size_t i =
+          std::upper_bound(first_start.begin(), first_start.end(), pick) - first_start.begin() - 1;
       windows.push_back(sequences[i].narrow(0, pick - first_start[i], options_.window));
     }
     const at::Tensor x0 = at::stack(windows);
     // Named draws: argument evaluation order must not decide the numbers.
     const int64_t steps = schedule_.num_timesteps();
-    const at::Tensor independent =
-        IndependentTimesteps(count, options_.window, steps, options_.clean_prob,
-                             options_.timestep_power, gen);
+    const at::Tensor independent = IndependentTimesteps(
+        count, options_.window, steps, options_.clean_prob, options_.timestep_power, gen);
     const at::Tensor pyramid = PyramidTimesteps(count, options_.window, steps, gen);
     const at::Tensor use_pyramid = at::rand({count, 1}, gen) < options_.pyramid_prob;
     const at::Tensor timesteps = at::where(use_pyramid, pyramid, independent);
     const at::Tensor clean = timesteps < 0;
     const at::Tensor eps = at::randn(x0.sizes(), gen, at::kFloat);
-    const at::Tensor ab = alpha_bar_.index_select(0, (timesteps + 1).flatten())
-                              .view({count, options_.window, 1});
+    const at::Tensor ab =
+        alpha_bar_.index_select(0, (timesteps + 1).flatten()).view({count, options_.window, 1});
     Batch batch{NoiseSchedule::AddNoise(x0, eps, ab), timesteps,
                 NoiseSchedule::Target(options_.prediction, x0, eps, ab), (~clean).to(at::kFloat),
                 at::Tensor()};
     if (config_.action_input_dim > 0) {  // drawn last: runs without it keep their numbers
       const at::Tensor known =
-          (at::rand({count, options_.window, 1}, gen) < options_.known_action_prob)
-              .to(at::kFloat);
+          (at::rand({count, options_.window, 1}, gen) < options_.known_action_prob).to(at::kFloat);
       batch.known_actions = KnownActionInput(x0.narrow(2, 0, config_.action_input_dim), known);
+    }
+    if (options_.sensor_noise.enabled()) {  // also drawn after the others
+      const at::Tensor stds = at::rand({count}, gen, at::kDouble) * options_.sensor_noise.max_std;
+      const at::Tensor read = AddSensorNoise(options_.sensor_noise, x0, stds, gen);
+      batch.noisy = at::where(clean.unsqueeze(-1), read, batch.noisy);
     }
     return batch;
   }
@@ -260,7 +263,10 @@ class Trainer::Impl {
     return std::to_string(c.token_dim) + "/" + std::to_string(c.width) + "/" +
            std::to_string(c.depth) + "/" + std::to_string(c.heads) + "/" +
            std::to_string(options_.batch_size) + "/" + std::to_string(options_.window) + "/" +
-           std::to_string(options_.seed);
+           std::to_string(options_.seed) +
+           (options_.sensor_noise.enabled()
+                ? "/sensor " + std::to_string(options_.sensor_noise.max_std)
+                : "");
   }
 
   void SaveState(const std::string& path) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/transformer.h"
 
 namespace dfmpc::worldmodel {
@@ -51,6 +52,9 @@ struct TrainerOptions {
   // Probability that a window instead gets the pattern pyramid sampling
   // produces: a clean prefix, then noise rising along the tokens.
   double pyramid_prob = 0.0;
+  // Observation noise on the clean (context) tokens of every window
+  // (sensor_noise.h); off by default.
+  SensorNoise sensor_noise;
   Prediction prediction = Prediction::kV;
   int validate_every = 250;
   int validation_windows = 256;  // fixed windows, fixed noise: comparable over time
