@@ -55,6 +55,9 @@ class Cartpole final : public Task {
     lower->segment(1, 2).setConstant(-1.0);
     upper->segment(1, 2).setConstant(1.0);
   }
+  Eigen::VectorXd ObservationScale() const override {
+    return (Eigen::VectorXd(5) << 1.0, 1.0, 1.0, 1.5, 4.0).finished();
+  }
 
   void Initialize(const mjModel* model, mjData* data, Rng* rng) const override {
     if (swingup_) {

@@ -43,9 +43,9 @@ DatasetInfo ReadInfo(hid_t file) {
         "step, not summed over the physics steps (version 2); collect it again with this "
         "version of dfmpc");
   }
-  if (info.format_version != kDatasetFormatVersion) {
+  if (info.format_version != 2 && info.format_version != kDatasetFormatVersion) {
     throw std::runtime_error("dataset format version " + std::to_string(info.format_version) +
-                             " is not supported (this library reads version " +
+                             " is not supported (this library reads versions 2 and " +
                              std::to_string(kDatasetFormatVersion) + ")");
   }
   info.library_version = hdf5::ReadStringAttribute(file, "library_version");
@@ -60,7 +60,38 @@ DatasetInfo ReadInfo(hid_t file) {
       static_cast<int>(hdf5::ReadInt64Attribute(file, "episode_physics_steps"));
   info.frame_width = static_cast<int>(hdf5::ReadInt64Attribute(file, "frame_width"));
   info.frame_height = static_cast<int>(hdf5::ReadInt64Attribute(file, "frame_height"));
+  if (info.format_version >= 3) {
+    try {
+      info.perturbation = ParsePerturbation(hdf5::ReadStringAttribute(file, f::kPerturbation));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("attribute 'perturbation': ") + e.what());
+    }
+  }
   return info;
+}
+
+// Version 3's per-episode perturbations; version 2 episodes are unperturbed.
+std::vector<Perturbation> ReadPerturbations(hid_t file, int format_version, hsize_t episodes) {
+  if (format_version < 3) return std::vector<Perturbation>(episodes);
+  const hsize_t columns = PerturbationNames().size();
+  const std::string names = hdf5::ReadStringAttribute(file, f::kEpisodePerturbations, f::kNames);
+  if (names != f::ColumnNames()) {
+    throw std::runtime_error(std::string("dataset '") + f::kEpisodePerturbations +
+                             "' has the columns '" + names + "', expected '" + f::ColumnNames() +
+                             "'");
+  }
+  std::vector<double> values(episodes * columns);
+  ReadArray(file, f::kEpisodePerturbations, H5T_NATIVE_DOUBLE, {episodes, columns}, values.data());
+  std::vector<Perturbation> perturbations;
+  for (hsize_t i = 0; i < episodes; ++i) {
+    try {
+      perturbations.push_back(PerturbationFromValues(
+          std::vector<double>(values.begin() + i * columns, values.begin() + (i + 1) * columns)));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("episode " + std::to_string(i) + ": " + e.what());
+    }
+  }
+  return perturbations;
 }
 
 Dataset ReadContents(hid_t file, bool load_frames) {
@@ -94,6 +125,7 @@ Dataset ReadContents(hid_t file, bool load_frames) {
   ReadArray(file, f::kEpisodeLengths, H5T_NATIVE_INT64, {e}, data.episode_lengths.data());
   ReadArray(file, f::kEpisodeReturns, H5T_NATIVE_DOUBLE, {e}, data.episode_returns.data());
   ReadArray(file, f::kEpisodeSuccess, H5T_NATIVE_UINT8, {e}, data.episode_success.data());
+  data.episode_perturbations = ReadPerturbations(file, data.info.format_version, e);
   std::int64_t expected_start = 0;
   for (hsize_t i = 0; i < e; ++i) {
     if (data.episode_starts[i] != expected_start || data.episode_lengths[i] < 0) {

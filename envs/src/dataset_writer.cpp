@@ -42,6 +42,7 @@ class DatasetWriter::Impl {
     if ((info.frame_width > 0) != (info.frame_height > 0)) {
       throw std::invalid_argument("dataset: set both frame width and height, or neither");
     }
+    ValidatePerturbation(info.perturbation);
     info_.library_version = DFMPC_VERSION;
     info_.format_version = kDatasetFormatVersion;
     const hid_t h5 = h5_.get();
@@ -97,6 +98,9 @@ class DatasetWriter::Impl {
     episode_lengths_.push_back(n);
     episode_returns_.push_back(episode.Return());
     episode_success_.push_back(episode.success);
+    const std::vector<double> perturbation = PerturbationValues(episode.perturbation);
+    episode_perturbations_.insert(episode_perturbations_.end(), perturbation.begin(),
+                                  perturbation.end());
     num_steps_ += n;
   }
 
@@ -107,6 +111,7 @@ class DatasetWriter::Impl {
     WriteEpisodeArray(f::kEpisodeLengths, H5T_NATIVE_INT64, episode_lengths_.data(), episodes);
     WriteEpisodeArray(f::kEpisodeReturns, H5T_NATIVE_DOUBLE, episode_returns_.data(), episodes);
     WriteEpisodeArray(f::kEpisodeSuccess, H5T_NATIVE_UINT8, episode_success_.data(), episodes);
+    WritePerturbations(episodes);
     hdf5::WriteStringAttribute(h5, "format", f::kFormatName);
     hdf5::WriteInt64Attribute(h5, "format_version", info_.format_version);
     hdf5::WriteStringAttribute(h5, "library_version", info_.library_version);
@@ -120,6 +125,7 @@ class DatasetWriter::Impl {
     hdf5::WriteInt64Attribute(h5, "episode_physics_steps", info_.episode_physics_steps);
     hdf5::WriteInt64Attribute(h5, "frame_width", info_.frame_width);
     hdf5::WriteInt64Attribute(h5, "frame_height", info_.frame_height);
+    hdf5::WriteStringAttribute(h5, f::kPerturbation, FormatPerturbation(info_.perturbation));
     hdf5::WriteInt64Attribute(h5, "num_episodes", static_cast<long long>(episodes));
     hdf5::WriteInt64Attribute(h5, "num_steps", num_steps_);
     observations_.reset();
@@ -140,6 +146,14 @@ class DatasetWriter::Impl {
     writer.Append(data, count);
   }
 
+  // Episodes x parameters, the parameter names in an attribute.
+  void WritePerturbations(hsize_t episodes) {
+    hdf5::RowWriter writer(h5_.get(), f::kEpisodePerturbations, H5T_NATIVE_DOUBLE,
+                           {PerturbationNames().size()}, 1024, false);
+    writer.Append(episode_perturbations_.data(), episodes);
+    hdf5::WriteStringAttribute(writer.id(), f::kNames, f::ColumnNames());
+  }
+
   DatasetInfo info_;
   internal::AtomicFile file_;
   hdf5::Handle h5_;
@@ -147,6 +161,7 @@ class DatasetWriter::Impl {
       timeouts_, frames_;
   std::vector<std::int64_t> episode_starts_, episode_lengths_;
   std::vector<double> episode_returns_;
+  std::vector<double> episode_perturbations_;  // episodes x parameters, row-major
   std::vector<std::uint8_t> episode_success_;
   long long num_steps_ = 0;
 };

@@ -13,6 +13,7 @@ Episode RunEpisode(Env& env, Policy& policy, std::uint64_t seed, const RunOption
   if (record_frames) episode.frames.reserve(capacity);
 
   Eigen::VectorXd observation = env.Reset(seed);
+  episode.perturbation = env.perturbation();
   policy.Reset(observation);
   episode.observations.row(0) = observation.transpose();
   int steps = 0;

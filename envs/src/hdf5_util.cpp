@@ -89,6 +89,14 @@ std::string ReadStringAttribute(hid_t object, const char* name) {
   return value;
 }
 
+std::string ReadStringAttribute(hid_t file, const char* dataset, const char* name) {
+  Handle object(H5Dopen2(file, dataset, H5P_DEFAULT), H5Dclose);
+  if (!object.valid()) {
+    throw std::runtime_error(std::string("cannot open dataset '") + dataset + "'");
+  }
+  return ReadStringAttribute(object.get(), name);
+}
+
 long long ReadInt64Attribute(hid_t object, const char* name) {
   return ReadScalarAttribute<long long>(object, name, H5T_NATIVE_LLONG);
 }

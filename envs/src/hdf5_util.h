@@ -62,6 +62,7 @@ class RowWriter {
   RowWriter(hid_t file, const char* name, hid_t type, std::vector<hsize_t> row_shape,
             hsize_t chunk_rows, bool compress);
   void Append(const void* rows, hsize_t count);
+  hid_t id() const { return dataset_.get(); }
 
  private:
   Handle dataset_;
@@ -69,6 +70,10 @@ class RowWriter {
   std::vector<hsize_t> row_shape_;
   hsize_t size_ = 0;
 };
+
+// Attribute `name` of dataset `dataset`; throws std::runtime_error when
+// either is missing.
+std::string ReadStringAttribute(hid_t file, const char* dataset, const char* name);
 
 // Shape of dataset `name`; throws std::runtime_error when it is missing.
 std::vector<hsize_t> Shape(hid_t file, const char* name);

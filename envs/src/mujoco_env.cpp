@@ -29,7 +29,12 @@ void UpdatePoses(const mjModel* model, mjData* data) {
 }  // namespace
 
 MujocoEnv::MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options)
-    : task_(std::move(task)), options_(options), name_(task_->name()) {
+    : task_(std::move(task)),
+      nominal_model_(LoadModelFromXml(task_->Xml(), task_->name()).release(), ModelDeleter()),
+      options_(options),
+      name_(task_->name()),
+      perturbation_(options.perturbation, nominal_model_, task_->ObservationScale()),
+      data_(mj_makeData(nominal_model_.get())) {
   if (options.action_repeat < 1) throw std::invalid_argument("action_repeat must be >= 1");
   if (options.episode_physics_steps < 1 ||
       options.episode_physics_steps % options.action_repeat != 0) {
@@ -38,21 +43,20 @@ MujocoEnv::MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options
         ") must be a positive multiple of action_repeat (" +
         std::to_string(options.action_repeat) + ")");
   }
-  model_ = std::shared_ptr<const mjModel>(LoadModelFromXml(task_->Xml(), name_).release(),
-                                          ModelDeleter());
-  data_ = DataPtr(mj_makeData(model_.get()));
   task_->ObservationBounds(&observation_spec_.lower, &observation_spec_.upper);
-  action_spec_.lower = Eigen::VectorXd::Constant(model_->nu, -1.0);
-  action_spec_.upper = Eigen::VectorXd::Constant(model_->nu, 1.0);
+  action_spec_.lower = Eigen::VectorXd::Constant(nominal_model_->nu, -1.0);
+  action_spec_.upper = Eigen::VectorXd::Constant(nominal_model_->nu, 1.0);
   Reset(0);
 }
 
 MujocoEnv::MujocoEnv(const MujocoEnv& other)
     : task_(other.task_),
-      model_(other.model_),
-      data_(mj_makeData(other.model_.get())),
+      nominal_model_(other.nominal_model_),
       options_(other.options_),
       name_(other.name_),
+      perturbation_(other.options_.perturbation, other.nominal_model_,
+                    other.task_->ObservationScale()),
+      data_(mj_makeData(other.nominal_model_.get())),
       observation_spec_(other.observation_spec_),
       action_spec_(other.action_spec_) {
   set_state(other.state());
@@ -63,11 +67,12 @@ std::unique_ptr<Env> MujocoEnv::Clone() const {
 }
 
 double MujocoEnv::control_timestep() const {
-  return model_->opt.timestep * options_.action_repeat;
+  return model()->opt.timestep * options_.action_repeat;
 }
 
 Eigen::VectorXd MujocoEnv::Reset(std::uint64_t seed) {
-  const mjModel* m = model_.get();
+  perturbation_.Reset(seed);
+  const mjModel* m = model();
   mj_resetData(m, data_.get());
   Rng rng(seed);
   task_->Initialize(m, data_.get(), &rng);
@@ -76,7 +81,7 @@ Eigen::VectorXd MujocoEnv::Reset(std::uint64_t seed) {
   return Observation();
 }
 
-void MujocoEnv::ApplyAction(const Eigen::VectorXd& action) {
+Eigen::VectorXd MujocoEnv::Clipped(const Eigen::VectorXd& action) const {
   if (action.size() != action_spec_.size()) {
     throw std::invalid_argument(name_ + ": action has " + std::to_string(action.size()) +
                                 " components, expected " + std::to_string(action_spec_.size()));
@@ -84,14 +89,13 @@ void MujocoEnv::ApplyAction(const Eigen::VectorXd& action) {
   if (!action.allFinite()) {
     throw std::invalid_argument(name_ + ": action contains NaN or inf");
   }
-  for (int i = 0; i < action.size(); ++i) {
-    data_->ctrl[i] = std::clamp(action[i], action_spec_.lower[i], action_spec_.upper[i]);
-  }
+  return action.cwiseMax(action_spec_.lower).cwiseMin(action_spec_.upper);
 }
 
 StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
-  ApplyAction(action);
-  const mjModel* m = model_.get();
+  const Eigen::VectorXd applied = perturbation_.Delay(Clipped(action));
+  Eigen::Map<Eigen::VectorXd>(data_->ctrl, applied.size()) = applied;
+  const mjModel* m = model();
   StepResult result;
   for (int i = 0; i < options_.action_repeat; ++i) {
     mj_step(m, data_.get());
@@ -107,17 +111,18 @@ StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
 
 Eigen::VectorXd MujocoEnv::Observation() const {
   Eigen::VectorXd observation(observation_spec_.size());
-  task_->Observe(model_.get(), data_.get(), observation);
+  task_->Observe(model(), data_.get(), observation);
+  perturbation_.AddNoise(step_count_, observation);
   return observation;
 }
 
 int MujocoEnv::StateSize() const {
-  const mjModel* m = model_.get();
-  return 2 + m->nq + 2 * m->nv + m->na + m->nu + 7 * m->nmocap;
+  const mjModel* m = model();
+  return 2 + m->nq + 2 * m->nv + m->na + m->nu + 7 * m->nmocap + perturbation_.state_size();
 }
 
 Eigen::VectorXd MujocoEnv::state() const {
-  const mjModel* m = model_.get();
+  const mjModel* m = model();
   const mjData* d = data_.get();
   Eigen::VectorXd state(StateSize());
   state[0] = d->time;
@@ -130,6 +135,7 @@ Eigen::VectorXd MujocoEnv::state() const {
   Pack(d->ctrl, m->nu, &state, &offset);
   Pack(d->mocap_pos, 3 * m->nmocap, &state, &offset);
   Pack(d->mocap_quat, 4 * m->nmocap, &state, &offset);
+  perturbation_.Pack(&state, &offset);
   return state;
 }
 
@@ -142,11 +148,14 @@ void MujocoEnv::set_state(const Eigen::VectorXd& state) {
   if (state[1] < 0 || state[1] != std::floor(state[1])) {
     throw std::invalid_argument(name_ + ": state has an invalid step count");
   }
-  const mjModel* m = model_.get();
+  // The perturbation's entries first: they may still be refused.
+  int offset = StateSize() - perturbation_.state_size();
+  perturbation_.Unpack(state, &offset);
+  const mjModel* m = model();
   mjData* d = data_.get();
   d->time = state[0];
   step_count_ = static_cast<int>(state[1]);
-  int offset = 2;
+  offset = 2;
   Unpack(state, m->nq, d->qpos, &offset);
   Unpack(state, m->nv, d->qvel, &offset);
   Unpack(state, m->na, d->act, &offset);
@@ -157,13 +166,13 @@ void MujocoEnv::set_state(const Eigen::VectorXd& state) {
   UpdatePoses(m, d);
 }
 
-double MujocoEnv::ShapedReward() const { return task_->ShapedReward(model_.get(), data_.get()); }
+double MujocoEnv::ShapedReward() const { return task_->ShapedReward(model(), data_.get()); }
 
-bool MujocoEnv::IsSuccess() const { return task_->IsSuccess(model_.get(), data_.get()); }
+bool MujocoEnv::IsSuccess() const { return task_->IsSuccess(model(), data_.get()); }
 
 std::vector<std::uint8_t> MujocoEnv::Render(int width, int height) {
-  if (!renderer_) renderer_ = std::make_unique<Renderer>(model_.get());
-  return renderer_->Render(model_.get(), data_.get(), width, height);
+  if (!renderer_) renderer_ = std::make_unique<Renderer>(model());
+  return renderer_->Render(model(), data_.get(), width, height);
 }
 
 }  // namespace dfmpc::envs

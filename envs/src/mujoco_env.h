@@ -1,5 +1,6 @@
 // The Env implementation shared by all tasks: a MuJoCo simulation driven by a
-// Task's rules, with a lazily created offscreen renderer.
+// Task's rules under the options' perturbation, with a lazily created
+// offscreen renderer.
 #ifndef DFMPC_ENVS_SRC_MUJOCO_ENV_H_
 #define DFMPC_ENVS_SRC_MUJOCO_ENV_H_
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "dfmpc/envs/env.h"
+#include "env_perturbation.h"
 #include "model_loader.h"
 #include "renderer.h"
 #include "task.h"
@@ -40,6 +42,7 @@ class MujocoEnv final : public Env {
   double ShapedReward() const override;
   bool has_success_metric() const override { return task_->has_success_metric(); }
   bool IsSuccess() const override;
+  Perturbation perturbation() const override { return perturbation_.values(); }
 
   std::vector<std::uint8_t> Render(int width, int height) override;
   std::unique_ptr<Env> Clone() const override;
@@ -47,14 +50,16 @@ class MujocoEnv final : public Env {
  private:
   MujocoEnv(const MujocoEnv& other);
   int StateSize() const;
-  // Validates and clips `action` into data_->ctrl.
-  void ApplyAction(const Eigen::VectorXd& action);
+  const mjModel* model() const { return perturbation_.model(); }
+  // Validates `action` and returns it clipped to the action bounds.
+  Eigen::VectorXd Clipped(const Eigen::VectorXd& action) const;
 
   std::shared_ptr<const Task> task_;
-  std::shared_ptr<const mjModel> model_;
-  DataPtr data_;
+  std::shared_ptr<const mjModel> nominal_model_;  // shared by the clones
   EnvOptions options_;
   std::string name_;
+  EnvPerturbation perturbation_;
+  DataPtr data_;
   BoxSpec observation_spec_;
   BoxSpec action_spec_;
   int step_count_ = 0;

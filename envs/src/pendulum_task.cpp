@@ -45,6 +45,9 @@ class PendulumSwingup final : public Task {
     lower->head(2).setConstant(-1.0);
     upper->head(2).setConstant(1.0);
   }
+  Eigen::VectorXd ObservationScale() const override {
+    return (Eigen::VectorXd(3) << 1.0, 1.0, 4.0).finished();
+  }
 
   void Initialize(const mjModel* model, mjData* data, Rng* rng) const override {
     data->qpos[0] = rng->Uniform(-kPi, kPi);

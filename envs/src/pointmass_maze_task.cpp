@@ -63,6 +63,9 @@ class PointmassMaze final : public Task {
     return xml.str();
   }
   int observation_size() const override { return 6; }
+  Eigen::VectorXd ObservationScale() const override {
+    return (Eigen::VectorXd(6) << 1.0, 1.0, 0.3, 0.3, 1.0, 1.0).finished();
+  }
 
   void Initialize(const mjModel* model, mjData* data, Rng* rng) const override {
     data->qpos[0] = start_.x() + rng->Uniform(-0.25, 0.25);

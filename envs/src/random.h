@@ -1,5 +1,6 @@
 // A small seeded random source whose draws are identical on every platform
-// (the std:: distributions are implementation-defined; these are not).
+// (the std:: distributions are implementation-defined; these are not), and
+// SplitMix64 for counter-based draws and derived seeds.
 #ifndef DFMPC_ENVS_SRC_RANDOM_H_
 #define DFMPC_ENVS_SRC_RANDOM_H_
 
@@ -7,6 +8,14 @@
 #include <random>
 
 namespace dfmpc::envs {
+
+// SplitMix64's output function of `x`: a bijective mix whose outputs for
+// consecutive inputs pass as independent uniform 64-bit draws.
+std::uint64_t SplitMix64(std::uint64_t x);
+// A uniform double in [0, 1) from the top 53 bits of `bits`.
+double UnitInterval(std::uint64_t bits);
+// A standard normal from two uniforms in [0, 1) (Box-Muller, one output).
+double NormalFromUniforms(double u, double v);
 
 class Rng {
  public:

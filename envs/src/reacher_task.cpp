@@ -60,6 +60,9 @@ class Reacher final : public Task {
     lower->head(4).setConstant(-1.0);
     upper->head(4).setConstant(1.0);
   }
+  Eigen::VectorXd ObservationScale() const override {
+    return (Eigen::VectorXd(8) << 1.0, 1.0, 1.0, 1.0, 0.1, 0.1, 1.5, 2.0).finished();
+  }
 
   void Initialize(const mjModel* model, mjData* data, Rng* rng) const override {
     data->qpos[0] = rng->Uniform(-kPi, kPi);

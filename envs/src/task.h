@@ -24,6 +24,9 @@ class Task {
   virtual int observation_size() const = 0;
   // Bounds of each observation component (default: unbounded).
   virtual void ObservationBounds(Eigen::VectorXd* lower, Eigen::VectorXd* upper) const;
+  // Typical magnitude of each observation component (documented in env.h),
+  // the unit of relative observation noise.
+  virtual Eigen::VectorXd ObservationScale() const = 0;
 
   // Sets the initial state in `data`, already reset to the model's defaults.
   virtual void Initialize(const mjModel* model, mjData* data, Rng* rng) const = 0;

@@ -15,6 +15,7 @@
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
 #include "output_path.h"
+#include "perturbation_flags.h"
 #include "progress_bar.h"
 
 namespace dfmpc::cli {
@@ -30,6 +31,7 @@ struct CollectOptions {
   int action_repeat = 1;
   int episode_physics_steps = envs::kEpisodePhysicsSteps;
   int threads = 1;
+  PerturbationFlags perturbation;
 };
 
 volatile std::sig_atomic_t interrupted = 0;
@@ -62,6 +64,7 @@ void RunCollect(const CollectOptions& o) {
   envs::EnvOptions env_options;
   env_options.action_repeat = o.action_repeat;
   env_options.episode_physics_steps = o.episode_physics_steps;
+  env_options.perturbation = PerturbationFromFlags(o.perturbation);
   auto env = envs::MakeEnv(o.task, env_options);
   auto policy = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
 
@@ -76,6 +79,7 @@ void RunCollect(const CollectOptions& o) {
   info.episode_physics_steps = o.episode_physics_steps;
   info.frame_width = width;
   info.frame_height = height;
+  info.perturbation = env_options.perturbation;
   envs::DatasetWriter writer(o.out, info);
 
   interrupted = 0;
@@ -139,6 +143,7 @@ void AddCollectCommand(CLI::App& app) {
                   "multiple of --action-repeat")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
+  AddPerturbationFlags(*cmd, options->perturbation);
   cmd->callback([options] { RunCollect(*options); });
 }
 

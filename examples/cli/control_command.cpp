@@ -17,6 +17,7 @@
 #include "dfmpc/envs/image_io.h"
 #include "dfmpc/envs/policy.h"
 #include "model_policies.h"
+#include "perturbation_flags.h"
 #include "progress_bar.h"
 #include "statistics.h"
 #include "table.h"
@@ -35,6 +36,7 @@ struct ControlOptions {
   std::string out = "out/control";
   int frame_size = 128;
   int gif_every = 2;
+  PerturbationFlags perturbation;
 };
 
 envs::Episode RunWithProgress(envs::Env& env, envs::Policy& policy, const std::string& label,
@@ -71,8 +73,9 @@ void RunControl(ControlOptions o) {
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
-  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
   envs::EnvOptions env_options;
+  env_options.perturbation = PerturbationFromFlags(o.perturbation);
+  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
   env_options.action_repeat = policy->action_repeat();
   if (o.steps > 0) env_options.episode_physics_steps = o.steps * env_options.action_repeat;
   auto env = envs::MakeEnv(o.task, env_options);
@@ -100,6 +103,10 @@ void RunControl(ControlOptions o) {
   table.AddRow({"random", FormatFixed(baseline.Return(), 1), std::to_string(baseline.length()), "-",
                 "-", "-", "-"});
   table.Print(std::cout);
+  if (!planned.perturbation.IsNominal()) {
+    std::printf("perturbation of the episode (both policies): %s\n",
+                envs::FormatPerturbation(planned.perturbation).c_str());
+  }
 
   const std::string plot = o.out + "/trajectory.png", csv = o.out + "/steps.csv";
   WriteTrajectoryPlot(plot, o.task, env->control_timestep(),
@@ -146,6 +153,7 @@ void AddControlCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--gif-every", options->gif_every, "keep every n-th frame in the GIF")
       ->capture_default_str();
+  AddPerturbationFlags(*cmd, options->perturbation);
   cmd->callback([options] { RunControl(*options); });
 }
 

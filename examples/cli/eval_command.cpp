@@ -14,6 +14,7 @@
 #include "dfmpc/envs/policy.h"
 #include "model_policies.h"
 #include "output_path.h"
+#include "perturbation_flags.h"
 #include "progress_bar.h"
 #include "statistics.h"
 #include "summary.h"
@@ -34,6 +35,7 @@ struct EvalOptions {
   std::string label;     // of that row; empty: the policy name
   PlannerFlags planner;  // for --policy dfmpc
   MlpMppiFlags mppi;     // for --policy mlp-mppi
+  PerturbationFlags perturbation;
 };
 
 std::vector<std::string> EvalPolicyNames() {
@@ -94,9 +96,10 @@ void RunEval(const EvalOptions& o) {
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
   if (o.action_repeat < 0) throw std::invalid_argument("--action-repeat must be >= 0");
   if (!o.summary.empty()) CheckSummaryAppendable(o.summary, Label(o));
+  envs::EnvOptions env_options;
+  env_options.perturbation = PerturbationFromFlags(o.perturbation);
   std::unique_ptr<TimedPolicy> planner;
   if (IsModelPolicy(o.policy)) planner = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
-  envs::EnvOptions env_options;
   env_options.action_repeat =
       planner ? ModelActionRepeat(*planner, o.action_repeat) : std::max(1, o.action_repeat);
   auto env = envs::MakeEnv(o.task, env_options);
@@ -104,7 +107,9 @@ void RunEval(const EvalOptions& o) {
   if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
   envs::Policy& policy = planner ? static_cast<envs::Policy&>(*planner) : *baseline;
 
-  Table table({"episode", "seed", "return", "success"});
+  std::vector<std::string> header = {"episode", "seed", "return", "success"};
+  for (const std::string& name : envs::PerturbationNames()) header.push_back(name);
+  Table table(header);
   std::vector<double> returns;
   int successes = 0;
   ProgressBar progress("eval " + o.policy + " on " + o.task,
@@ -120,8 +125,11 @@ void RunEval(const EvalOptions& o) {
     steps_before += episode.length();
     returns.push_back(episode.Return());
     successes += episode.success;
-    table.AddRow({std::to_string(i), std::to_string(seed), FormatFixed(episode.Return(), 1),
-                  env->has_success_metric() ? (episode.success ? "yes" : "no") : "-"});
+    std::vector<std::string> row = {
+        std::to_string(i), std::to_string(seed), FormatFixed(episode.Return(), 1),
+        env->has_success_metric() ? (episode.success ? "yes" : "no") : "-"};
+    for (const std::string& cell : PerturbationCells(episode.perturbation)) row.push_back(cell);
+    table.AddRow(row);
   }
   progress.Finish();
   table.Print(std::cout);
@@ -165,7 +173,8 @@ void AddEvalCommand(CLI::App& app) {
                   "physics steps per control step (0: the model's for dfmpc and mlp-mppi, else 1)")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
-  cmd->add_option("--csv", options->csv, "also write the per-episode table as CSV")
+  cmd->add_option("--csv", options->csv,
+                  "also write the per-episode table (with each episode's perturbation) as CSV")
       ->check(OutputFileInExistingDirectory());
   cmd->add_option("--summary", options->summary,
                   "also append the run's row (mean and std return, success rate, latency) to "
@@ -175,6 +184,7 @@ void AddEvalCommand(CLI::App& app) {
                   "the row's label in --summary, e.g. \"dfmpc warm r=1\" (default: the policy)");
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   AddMlpMppiFlags(*cmd, options->mppi);
+  AddPerturbationFlags(*cmd, options->perturbation);
   cmd->callback([options] { RunEval(*options); });
 }
 

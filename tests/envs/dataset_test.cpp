@@ -8,8 +8,10 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dfmpc/envs/env.h"
+#include "dfmpc/envs/perturbation.h"
 #include "dfmpc/envs/policy.h"
 
 namespace dfmpc::envs {
@@ -69,6 +71,17 @@ std::unique_ptr<Env> ShortEnv(int steps) {
   return MakeEnv("reacher", options);
 }
 
+// Rewrites the file's format_version attribute, as an older writer set it.
+void SetFormatVersion(const std::string& path, std::int64_t version) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  ASSERT_GE(H5Awrite(attribute, H5T_NATIVE_INT64, &version), 0);
+  H5Aclose(attribute);
+  H5Fclose(file);
+}
+
 std::string DatasetTest::WriteOneEpisode(const std::string& name, int steps) const {
   auto env = ShortEnv(steps);
   const std::string path = Path(name);
@@ -119,20 +132,73 @@ TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
 // repeat above 1 mean something else, so such a file is refused by name.
 TEST_F(DatasetTest, AVersionOneFileIsRefusedNamingTheVersion) {
   const std::string path = WriteOneEpisode("old.h5", 5);
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  ASSERT_GE(file, 0);
-  const hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
-  ASSERT_GE(attribute, 0);
-  const std::int64_t old_version = 1;
-  ASSERT_GE(H5Awrite(attribute, H5T_NATIVE_INT64, &old_version), 0);
-  H5Aclose(attribute);
-  H5Fclose(file);
+  SetFormatVersion(path, 1);
   try {
     ReadDataset(path);
     FAIL() << "expected an exception";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("format version 1"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("collect it again"), std::string::npos) << e.what();
+  }
+}
+
+// Version 3 records each episode's perturbation, drawn here from ranges.
+TEST_F(DatasetTest, RecordsEachEpisodesPerturbation) {
+  EnvOptions options;
+  options.episode_physics_steps = 10;
+  options.perturbation = ParsePerturbation("obs_noise=0.01,mass=0.7:1.3,delay=0:2");
+  auto env = MakeEnv("reacher", options);
+  DatasetInfo info = Info(*env);
+  info.perturbation = options.perturbation;
+  const std::string path = Path("perturbed.h5");
+  std::vector<Episode> episodes;
+  {
+    DatasetWriter writer(path, info);
+    for (std::uint64_t seed : {1, 2, 3}) {
+      episodes.push_back(MakeEpisode(*env, seed, 0, 0));
+      writer.Append(episodes.back());
+    }
+    writer.Commit();
+  }
+  const Dataset data = ReadDataset(path);
+  EXPECT_EQ(FormatPerturbation(data.info.perturbation), "obs_noise=0.01,delay=0:2,mass=0.7:1.3");
+  ASSERT_EQ(data.episode_perturbations.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const Perturbation& p = data.episode_perturbations[i];
+    EXPECT_EQ(PerturbationValues(p), PerturbationValues(episodes[i].perturbation)) << i;
+    EXPECT_EQ(p.obs_noise, 0.01);
+    EXPECT_GE(p.mass, 0.7);
+    EXPECT_LE(p.mass, 1.3);
+  }
+  EXPECT_NE(data.episode_perturbations[0].mass, data.episode_perturbations[1].mass);
+}
+
+// A version 2 file (no perturbation records) reads as unperturbed.
+TEST_F(DatasetTest, AVersionTwoFileStillLoads) {
+  const std::string path = WriteOneEpisode("v2.h5", 5);
+  SetFormatVersion(path, 2);
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  ASSERT_GE(H5Ldelete(file, "episode_perturbations", H5P_DEFAULT), 0);
+  ASSERT_GE(H5Adelete(file, "perturbation"), 0);
+  H5Fclose(file);
+  const Dataset data = ReadDataset(path);
+  EXPECT_EQ(data.info.format_version, 2);
+  EXPECT_TRUE(data.info.perturbation.IsNominal());
+  ASSERT_EQ(data.episode_perturbations.size(), 1u);
+  EXPECT_TRUE(data.episode_perturbations[0].IsNominal());
+  EXPECT_EQ(data.num_steps(), 5);
+}
+
+TEST_F(DatasetTest, UnknownVersionsAreRefusedNamingTheVersion) {
+  const std::string path = WriteOneEpisode("future.h5", 5);
+  SetFormatVersion(path, 4);
+  try {
+    ReadDataset(path);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("format version 4 is not supported"), std::string::npos)
+        << e.what();
   }
 }
 

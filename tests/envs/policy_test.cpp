@@ -1,10 +1,11 @@
+#include "dfmpc/envs/policy.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
-#include "dfmpc/envs/policy.h"
 #include "dfmpc/envs/predictive_sampling.h"
 
 namespace dfmpc::envs {
@@ -47,7 +48,10 @@ TEST(PolicyTest, OracleHorizonIsSimulatedTime) {
   EXPECT_EQ(coarsest.horizon, 2);
   EXPECT_EQ(coarsest.num_knots, 2);
   EXPECT_THROW(OracleOptions("pendulum_swingup", 0), std::invalid_argument);
-  EXPECT_EQ(MakeEnv("cartpole_swingup", EnvOptions{4, 12})->action_repeat(), 4);
+  EnvOptions options;
+  options.action_repeat = 4;
+  options.episode_physics_steps = 12;
+  EXPECT_EQ(MakeEnv("cartpole_swingup", options)->action_repeat(), 4);
 }
 
 TEST(PolicyTest, OracleBeatsRandomOnPendulum) {

@@ -136,7 +136,9 @@ TEST(PlannerTest, ContextMemoryStaysFlatOverLongRuns) {
 TEST(PlannerTest, BeatsRandomOnAShortPendulumEpisode) {
   // Seeds whose initial angle lies within 60 degrees of upright: the planner
   // must catch and hold the pendulum, which a random policy lets fall.
-  auto env = envs::MakeEnv(kPendulum, {1, 200});
+  envs::EnvOptions env_options;
+  env_options.episode_physics_steps = 200;
+  auto env = envs::MakeEnv(kPendulum, env_options);
   PlannerOptions options;  // the defaults the demo uses
   auto planner = MakePlanner(options);
   envs::RandomPolicy random(env->action_spec(), 0);

@@ -12,13 +12,15 @@
 #include <vector>
 
 #include "dfmpc/envs/episode.h"
+#include "dfmpc/envs/perturbation.h"
 
 namespace dfmpc::envs {
 
-// Version 2: rewards are summed over each control step's physics steps and
-// episodes span `episode_physics_steps` (version 1 read the reward once per
-// control step; such files are refused, see envs/DATASET.md).
-inline constexpr int kDatasetFormatVersion = 2;
+// Version 3 records each episode's perturbation. Version 2 files (rewards
+// summed over each control step's physics steps, episodes spanning
+// `episode_physics_steps`) are still read, as unperturbed; version 1 read the
+// reward once per control step and is refused (see envs/DATASET.md).
+inline constexpr int kDatasetFormatVersion = 3;
 
 struct DatasetInfo {
   std::string task;
@@ -31,6 +33,7 @@ struct DatasetInfo {
   int episode_physics_steps = kEpisodePhysicsSteps;  // the episodes' time limit
   int frame_width = 0;   // 0: no frames stored
   int frame_height = 0;
+  PerturbationSpec perturbation;  // what the episodes' perturbations were drawn from
   std::string library_version;  // filled in by the writer / from the file
   int format_version = kDatasetFormatVersion;
 };
@@ -50,6 +53,7 @@ struct Dataset {
   std::vector<std::int64_t> episode_lengths;  // E
   std::vector<double> episode_returns;        // E
   std::vector<std::uint8_t> episode_success;  // E (all 0 without a success metric)
+  std::vector<Perturbation> episode_perturbations;  // E
   std::vector<std::uint8_t> frames;  // N x height x width x 3 when info.frame_width > 0
 
   int num_steps() const { return static_cast<int>(rewards.size()); }
@@ -66,7 +70,7 @@ class DatasetWriter {
   DatasetWriter& operator=(const DatasetWriter&) = delete;
 
   // Throws std::invalid_argument if the episode's sizes (or its frames)
-  // do not match the info.
+  // do not match the info. Records the episode's perturbation too.
   void Append(const Episode& episode);
   void Commit();
 
@@ -76,7 +80,8 @@ class DatasetWriter {
 };
 
 // Throws std::runtime_error naming the file when it is missing, truncated,
-// not HDF5, not a dfmpc dataset, of a newer format, or inconsistent.
+// not HDF5, not a dfmpc dataset, of a format other than 2 or 3, or
+// inconsistent.
 Dataset ReadDataset(const std::string& path, bool load_frames = true);
 
 }  // namespace dfmpc::envs

@@ -20,15 +20,32 @@
 // control step is its sum over the control step's physics steps, so a return
 // lies in 0..1000 at any action repeat. Tasks never terminate early. Same
 // seed, same actions => the same trajectory, bit for bit.
+//
+// Perturbations (EnvOptions::perturbation, perturbation.h) are applied per
+// episode: Reset(seed) draws the episode's values from the spec's ranges with
+// a random stream of their own, so the initial state is the same with or
+
+// without them. Under an action delay of d, Step applies the action commanded
+// d steps earlier (zeros for the first d steps). Observation noise is a pure
+// function of (seed, step count, feature), so Observation() repeats what
+// Reset and Step returned; rewards, ShapedReward and IsSuccess read the true
+// state. A nominal spec changes nothing, bit for bit. The scale of each
+// observation feature, for obs_noise_rel, is its typical magnitude (about its
+// std under the oracle): 1 for cos, sin and positions in metres, and
+//   pendulum_swingup  angular velocity 4
+//   cartpole_*        cart velocity 1.5, pole angular velocity 4
+//   reacher           target - finger 0.1 each, joint velocities 1.5 and 2
+//   pointmass_maze    velocities 0.3 each
 #ifndef DFMPC_ENVS_ENV_H_
 #define DFMPC_ENVS_ENV_H_
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "dfmpc/envs/perturbation.h"
 
 namespace dfmpc::envs {
 
@@ -54,6 +71,8 @@ struct EnvOptions {
   // Simulated time of an episode in physics steps; a positive multiple of
   // action_repeat.
   int episode_physics_steps = kEpisodePhysicsSteps;
+  // Fixed values or per-episode ranges; the default is the nominal task.
+  PerturbationSpec perturbation;
 };
 
 class Env {
@@ -84,7 +103,15 @@ class Env {
   // task's own random state (targets, goals), laid out as
   //   [time, step count, qpos, qvel, act, qacc_warmstart, ctrl,
   //    mocap positions (3 each), mocap quaternions (4 each)]
-  // in MuJoCo's order. set_state(state()) restores the trajectory exactly.
+  // in MuJoCo's order. When the options' perturbation is not nominal, the
+  // state also holds what the perturbation adds to the future:
+  //   [..., the episode's perturbation (7 values, PerturbationNames() order),
+  //    observation noise key (2 values: its high and low 32 bits),
+  //    pending delayed actions (the spec's longest delay x action size, the
+  //    next applied first, zeros past the episode's delay)]
+  // so a Clone (or an env of the same options) given set_state(state())
+  // simulates the perturbed episode exactly. set_state(state()) restores the
+  // trajectory exactly.
   virtual Eigen::VectorXd state() const = 0;
   // Throws std::invalid_argument on a wrong size or non-finite entries.
   virtual void set_state(const Eigen::VectorXd& state) = 0;
@@ -97,6 +124,9 @@ class Env {
   // goal), and whether the current state counts as one.
   virtual bool has_success_metric() const = 0;
   virtual bool IsSuccess() const = 0;
+
+  // The perturbation of the current episode (nominal without one).
+  virtual Perturbation perturbation() const = 0;
 
   // Renders the current state from the task's fixed camera, offscreen via
   // EGL (no display needed). Returns height * width * 3 bytes of RGB, rows top

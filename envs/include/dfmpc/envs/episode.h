@@ -16,11 +16,14 @@ namespace dfmpc::envs {
 
 struct Episode {
   Eigen::MatrixXd observations;  // (length + 1) x observation size: o_0 .. o_T
-  Eigen::MatrixXd actions;       // length x action size (as applied, after clipping)
+  // length x action size: as commanded by the policy, clipped to the bounds
+  // (under an action delay, each is applied `delay` steps later)
+  Eigen::MatrixXd actions;
   Eigen::VectorXd rewards;       // length
   bool terminated = false;
   bool truncated = false;
   bool success = false;          // the task's success metric held at some step
+  Perturbation perturbation;     // the episode's (Env::perturbation after Reset)
   // Optional RGB frames of o_0 .. o_{T-1}, frame_height * frame_width * 3 each.
   std::vector<std::vector<std::uint8_t>> frames;
 
