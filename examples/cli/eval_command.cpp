@@ -71,7 +71,8 @@ void PrintModelCost(const std::string& name, const TimedPolicy& policy) {
 std::string Label(const EvalOptions& o) { return o.label.empty() ? o.policy : o.label; }
 
 // Appends the run's row to --summary; `planner` is null for a baseline policy.
-void AppendToSummary(const EvalOptions& o, const envs::Env& env, double return_mean,
+void AppendToSummary(const EvalOptions& o, const envs::Env& env,
+                     const envs::PerturbationSpec& perturbation, double return_mean,
                      double return_std, int successes, const TimedPolicy* planner) {
   SummaryRow row;
   row.task = o.task;
@@ -88,6 +89,9 @@ void AppendToSummary(const EvalOptions& o, const envs::Env& env, double return_m
     row.latency_p50_ms = Percentile(latencies, 50);
     row.latency_p99_ms = Percentile(latencies, 99);
   }
+  // The summary is a plain CSV: the spec's commas become spaces.
+  row.perturbation = envs::FormatPerturbation(perturbation);
+  std::replace(row.perturbation.begin(), row.perturbation.end(), ',', ' ');
   AppendSummaryRow(o.summary, row);
   std::fprintf(stderr, "appended a row to %s\n", o.summary.c_str());
 }
@@ -150,7 +154,8 @@ void RunEval(const EvalOptions& o) {
     std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
   }
   if (!o.summary.empty()) {
-    AppendToSummary(o, *env, mean, std::sqrt(variance), successes, planner.get());
+    AppendToSummary(o, *env, env_options.perturbation, mean, std::sqrt(variance), successes,
+                    planner.get());
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace dfmpc::cli {
 namespace {
@@ -44,10 +45,18 @@ bool HasLatency(const std::optional<SummaryRow>& row) {
 
 Report::Report(const std::vector<SummaryRow>& rows) {
   for (const SummaryRow& row : rows) {
+    if (!row.perturbation.empty()) {
+      ++perturbed_runs_;
+      continue;
+    }
     const std::size_t task = IndexOf(tasks_, row.task), label = IndexOf(labels_, row.label);
     cells_.resize(tasks_.size());
     for (auto& task_cells : cells_) task_cells.resize(labels_.size());
     cells_[task][label] = row;
+  }
+  if (tasks_.empty()) {
+    throw std::invalid_argument(
+        "every run of the summary is on a perturbed environment: see report --robustness");
   }
   std::map<int, int> runs_with;  // episode count -> cells
   for (const auto& task_cells : cells_) {
@@ -132,6 +141,11 @@ void Report::Write(std::ostream& out, bool markdown) const {
   if (!TimedLabels().empty()) {
     out << '\n';
     section("Latency per control step, ms: p50 / p99", LatencyTable());
+  }
+  if (perturbed_runs_ > 0) {
+    out << '\n'
+        << perturbed_runs_
+        << " run(s) on perturbed environments are not shown (report --robustness shows them).\n";
   }
 }
 

@@ -17,10 +17,12 @@ namespace dfmpc::cli {
 
 // Rows are tasks and columns labels, both in order of first appearance in
 // the summary; a later row replaces an earlier one of the same task and
-// label (a rerun).
+// label (a rerun). Runs on a perturbed environment are left out (and
+// counted): robustness_report.h shows them.
 class Report {
  public:
-  // Expects rows as ReadSummary returns them (at least one).
+  // Expects rows as ReadSummary returns them; throws std::invalid_argument
+  // when none of them is unperturbed.
   explicit Report(const std::vector<SummaryRow>& rows);
 
   // The tables, aligned for a terminal.
@@ -43,6 +45,7 @@ class Report {
   std::vector<std::string> tasks_, labels_;
   std::vector<std::vector<std::optional<SummaryRow>>> cells_;  // [task][label]
   int usual_episodes_ = 0;  // the most common episode count; cells note others
+  std::size_t perturbed_runs_ = 0;
 };
 
 }  // namespace dfmpc::cli

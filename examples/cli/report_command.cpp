@@ -10,25 +10,52 @@
 #include "commands.h"
 #include "output_path.h"
 #include "plot/bar_chart.h"
+#include "plot/plot.h"
 #include "report.h"
+#include "robustness_report.h"
 #include "summary.h"
 
 namespace dfmpc::cli {
 namespace {
 
 struct ReportOptions {
-  std::string summary, png, markdown;
+  std::string summary, png, markdown, csv;
+  bool robustness = false;
 };
 
+void WriteMarkdown(const std::string& path, const std::string& text) {
+  internal::WriteFileAtomically(path, text);
+  std::fprintf(stderr, "wrote %s\n", path.c_str());
+}
+
+void RunRobustnessReport(const ReportOptions& o) {
+  const RobustnessReport report(ReadSummary(o.summary));
+  report.Print(std::cout);
+  std::cout << std::flush;  // before the messages on stderr
+  if (!o.markdown.empty()) {
+    std::ostringstream markdown;
+    report.PrintMarkdown(markdown);
+    WriteMarkdown(o.markdown, markdown.str());
+  }
+  if (!o.csv.empty()) {
+    report.WriteCsv(o.csv);
+    std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
+  }
+  if (!o.png.empty()) {
+    plot::WritePlotPng(o.png, report.Panels(), 900, 300);
+    std::fprintf(stderr, "wrote %s\n", o.png.c_str());
+  }
+}
+
 void RunReport(const ReportOptions& o) {
+  if (o.robustness) return RunRobustnessReport(o);
   const Report report(ReadSummary(o.summary));
   report.Print(std::cout);
   std::cout << std::flush;  // before the messages on stderr
   if (!o.markdown.empty()) {
     std::ostringstream markdown;
     report.PrintMarkdown(markdown);
-    internal::WriteFileAtomically(o.markdown, markdown.str());
-    std::fprintf(stderr, "wrote %s\n", o.markdown.c_str());
+    WriteMarkdown(o.markdown, markdown.str());
   }
   if (!o.png.empty()) {
     plot::WriteBarChartPng(o.png, report.ReturnChart());
@@ -46,13 +73,24 @@ void AddReportCommand(CLI::App& app) {
       "Rows are tasks, columns the runs' labels in order of first appearance (a later row of a "
       "task and label replaces an earlier one): mean ± std return, the success rate where the "
       "task has one, TD-MPC2's published returns beside; then the latency per control step of "
-      "the model policies.");
+      "the model policies. With --robustness: for runs on perturbed environments (eval "
+      "--perturb), the return against each perturbation parameter per task and label.");
   cmd->add_option("--summary", options->summary, "CSV summary written by `dfmpc eval --summary`")
       ->required();
-  cmd->add_option("--png", options->png, "also draw the returns as a grouped bar chart (PNG)")
+  auto* robustness = cmd->add_flag(
+      "--robustness", options->robustness,
+      "report the runs on perturbed environments: return against each perturbation parameter");
+  cmd->add_option("--png", options->png,
+                  "also draw the returns as a grouped bar chart (with --robustness: return "
+                  "against each parameter, a panel per task and parameter) (PNG)")
       ->check(OutputFileInExistingDirectory());
   cmd->add_option("--markdown", options->markdown, "also write the tables as Markdown")
       ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--csv", options->csv,
+                  "with --robustness: also write every point (task, parameter, value, label) as "
+                  "CSV")
+      ->check(OutputFileInExistingDirectory())
+      ->needs(robustness);
   cmd->callback([options] { RunReport(*options); });
 }
 

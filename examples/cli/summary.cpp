@@ -41,7 +41,7 @@ std::string RowLine(const SummaryRow& row) {
                std::to_string(row.seed), std::to_string(row.action_repeat),
                FormatFixed(row.return_mean, 3), FormatFixed(row.return_std, 3),
                FormatOptional(row.success_rate), FormatOptional(row.latency_p50_ms),
-               FormatOptional(row.latency_p99_ms)});
+               FormatOptional(row.latency_p99_ms), row.perturbation});
 }
 
 std::string ReadText(const std::string& path) {
@@ -70,11 +70,15 @@ class FieldReader {
               std::string where)
       : columns_(columns), fields_(std::move(fields)), where_(std::move(where)) {}
 
+  bool Has(const std::string& column) const { return columns_.count(column) > 0; }
+
   std::string Text(const std::string& column) const {
     const std::string& text = Field(column);
     if (text.empty()) throw Error(column, "empty");
     return text;
   }
+
+  const std::string& Field(const std::string& column) const { return fields_[columns_.at(column)]; }
 
   std::optional<double> OptionalNumber(const std::string& column) const {
     const std::string& text = Field(column);
@@ -110,8 +114,6 @@ class FieldReader {
     return error == std::errc() && stop == end;
   }
 
-  const std::string& Field(const std::string& column) const { return fields_[columns_.at(column)]; }
-
   std::invalid_argument Error(const std::string& column, const std::string& problem) const {
     return std::invalid_argument(where_ + ", column " + column + ": " + problem);
   }
@@ -134,6 +136,7 @@ SummaryRow ParseRow(const FieldReader& fields) {
   row.success_rate = fields.OptionalNumber("success_rate");
   row.latency_p50_ms = fields.OptionalNumber("latency_p50_ms");
   row.latency_p99_ms = fields.OptionalNumber("latency_p99_ms");
+  if (fields.Has("perturbation")) row.perturbation = fields.Field("perturbation");
   return row;
 }
 
@@ -145,7 +148,7 @@ std::vector<SummaryRow> ParseSummary(const std::string& text, const std::string&
   std::map<std::string, std::size_t> columns;
   for (std::size_t c = 0; c < header.size(); ++c) columns.emplace(header[c], c);
   for (const std::string& column : SummaryColumns()) {
-    if (!columns.count(column)) {
+    if (!columns.count(column) && column != "perturbation") {
       throw std::invalid_argument(path + ": missing column '" + column + "' in the header");
     }
   }
@@ -167,9 +170,9 @@ std::vector<SummaryRow> ParseSummary(const std::string& text, const std::string&
 
 const std::vector<std::string>& SummaryColumns() {
   static const std::vector<std::string> columns = {
-      "task",         "policy",         "label",         "episodes",
-      "seed",         "action_repeat",  "return_mean",   "return_std",
-      "success_rate", "latency_p50_ms", "latency_p99_ms"};
+      "task",         "policy",         "label",          "episodes",
+      "seed",         "action_repeat",  "return_mean",    "return_std",
+      "success_rate", "latency_p50_ms", "latency_p99_ms", "perturbation"};
   return columns;
 }
 
@@ -185,6 +188,13 @@ void CheckSummaryAppendable(const std::string& path, const std::string& label) {
   if (!std::filesystem::exists(path)) return;
   const std::string text = ReadText(path);
   const std::vector<std::string> lines = Lines(text);
+  std::vector<std::string> before_perturbations = SummaryColumns();
+  before_perturbations.pop_back();
+  if (!lines.empty() && lines[0] == Join(before_perturbations)) {
+    throw std::invalid_argument(path +
+                                ": written by an older dfmpc, without the perturbation column; "
+                                "append to a new summary file");
+  }
   if (lines.empty() || lines[0] != Join(SummaryColumns())) {
     throw std::invalid_argument(path + ": not a dfmpc eval summary (its header is not '" +
                                 Join(SummaryColumns()) + "')");
@@ -194,6 +204,10 @@ void CheckSummaryAppendable(const std::string& path, const std::string& label) {
 
 void AppendSummaryRow(const std::string& path, const SummaryRow& row) {
   CheckSummaryAppendable(path, row.label);
+  if (row.perturbation.find_first_of(",\"\n") != std::string::npos) {
+    throw std::invalid_argument("summary: perturbation text '" + row.perturbation +
+                                "' holds a comma, a quote or a newline");
+  }
   std::string text = std::filesystem::exists(path) ? ReadText(path) : Join(SummaryColumns()) + "\n";
   if (text.back() != '\n') text += '\n';
   internal::WriteFileAtomically(path, text + RowLine(row) + "\n");

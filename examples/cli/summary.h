@@ -20,10 +20,14 @@ struct SummaryRow {
   double return_mean = 0.0, return_std = 0.0;
   std::optional<double> success_rate;  // in [0, 1]; for tasks with a success metric
   std::optional<double> latency_p50_ms, latency_p99_ms;  // per control step; model policies
+  // The environment's perturbation in envs::FormatPerturbation's text with
+  // spaces for its commas, e.g. "obs_noise=0.03 damping=1.5"; empty: none.
+  std::string perturbation;
 };
 
 // The header: task, policy, label, episodes, seed, action_repeat,
-// return_mean, return_std, success_rate, latency_p50_ms, latency_p99_ms.
+// return_mean, return_std, success_rate, latency_p50_ms, latency_p99_ms,
+// perturbation.
 const std::vector<std::string>& SummaryColumns();
 
 // Throws std::invalid_argument, before an evaluation spends hours, when
@@ -40,7 +44,8 @@ void CheckSummaryAppendable(const std::string& path, const std::string& label);
 void AppendSummaryRow(const std::string& path, const SummaryRow& row);
 
 // Every row of the summary `path`, in file order. Columns are found by name
-// (others are ignored); the optional ones may be empty. Throws
+// (others are ignored); the optional ones may be empty, and summaries
+// written before the perturbation column existed read as unperturbed. Throws
 // std::invalid_argument naming the file, and the line and column where there
 // is one, when the file cannot be read, is empty, lacks a column, has a row
 // of another width, an empty text field, a number that does not parse (or is
