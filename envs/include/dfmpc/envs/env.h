@@ -31,7 +31,8 @@
 // d steps earlier (zeros for the first d steps). Observation noise is a pure
 // function of (seed, step count, feature), so Observation() repeats what
 // Reset and Step returned; rewards, ShapedReward and IsSuccess read the true
-// state. A nominal spec changes nothing, bit for bit. The scale of each
+// state. Noisy observations are not clipped to the observation bounds (a
+// sensor's reading is not). A nominal spec changes nothing, bit for bit. The scale of each
 // observation feature, for obs_noise_rel, is its typical magnitude (about its
 // std under the oracle): 1 for cos, sin and positions in metres, and
 //   pendulum_swingup  angular velocity 4 (pendulum_swingup_novel: none)
