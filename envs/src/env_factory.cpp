@@ -16,11 +16,12 @@ using TaskMaker = std::function<std::unique_ptr<Task>()>;
 
 const std::vector<std::pair<std::string, TaskMaker>>& Registry() {
   static const std::vector<std::pair<std::string, TaskMaker>> registry = {
-      {"pendulum_swingup", MakePendulumSwingup},
+      {"pendulum_swingup", [] { return MakePendulumSwingup(true); }},
       {"cartpole_swingup", [] { return MakeCartpole(true); }},
       {"cartpole_balance", [] { return MakeCartpole(false); }},
       {"reacher", MakeReacher},
       {"pointmass_maze", MakePointmassMaze},
+      {"pendulum_swingup_novel", [] { return MakePendulumSwingup(false); }},
   };
   return registry;
 }

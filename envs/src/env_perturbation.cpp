@@ -16,6 +16,7 @@ namespace {
 // Decorrelates the noise key from the task's and the sampling's streams.
 constexpr std::uint64_t kNoiseStream = 0x6f62735f6e6f6973ULL;  // "obs_nois"
 constexpr int kValueCount = static_cast<int>(kParameters.size());
+constexpr int kKeyCount = 2;  // the noise key's two 32-bit halves
 constexpr double kTwoTo32 = 4294967296.0;
 
 int ActionCapacity(const PerturbationSpec& spec) {
@@ -57,7 +58,7 @@ void EnvPerturbation::AddNoise(int step, Eigen::Ref<Eigen::VectorXd> observation
 }
 
 int EnvPerturbation::state_size() const {
-  return nominal_ ? 0 : kValueCount + 2 + delay_.state_size();
+  return nominal_ ? 0 : kValueCount + kKeyCount + delay_.state_size();
 }
 
 void EnvPerturbation::Pack(Eigen::VectorXd* state, int* offset) const {
@@ -67,7 +68,7 @@ void EnvPerturbation::Pack(Eigen::VectorXd* state, int* offset) const {
       Eigen::Map<const Eigen::VectorXd>(values.data(), kValueCount);
   (*state)[*offset + kValueCount] = static_cast<double>(noise_key_ >> 32);
   (*state)[*offset + kValueCount + 1] = static_cast<double>(noise_key_ & 0xFFFFFFFFULL);
-  *offset += kValueCount + 2;
+  *offset += kValueCount + kKeyCount;
   delay_.Pack(state, offset);
 }
 
@@ -86,14 +87,14 @@ void EnvPerturbation::Unpack(const Eigen::VectorXd& state, int* offset) {
                                 std::to_string(static_cast<int>(spec_.delay.high)));
   }
   std::uint64_t noise_key = 0;
-  for (int half = 0; half < 2; ++half) {
+  for (int half = 0; half < kKeyCount; ++half) {
     const double bits = state[*offset + kValueCount + half];
     if (bits < 0.0 || bits >= kTwoTo32 || bits != std::floor(bits)) {
       throw std::invalid_argument("state: the observation noise key is invalid");
     }
     noise_key = (noise_key << 32) | static_cast<std::uint64_t>(bits);
   }
-  *offset += kValueCount + 2;
+  *offset += kValueCount + kKeyCount;
   Apply(values, noise_key);
   delay_.Unpack(state, offset, values.delay);
 }

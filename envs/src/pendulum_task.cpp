@@ -1,6 +1,8 @@
 // pendulum_swingup: a 1 kg point mass on a 0.5 m massless rod, hinge damping
 // 0.1, torque limited to 1 N m (gravity needs 4.9 N m: it must pump). Reward:
 // the pole within 8 degrees of upright (dm_control's sparse tolerance).
+// pendulum_swingup_novel ("no velocity"): the same task observed partially,
+// through [cos, sin] alone; a controller must infer the velocity from history.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -35,18 +37,24 @@ const char* kPendulumBody = R"(
 
 class PendulumSwingup final : public Task {
  public:
-  std::string name() const override { return "pendulum_swingup"; }
+  explicit PendulumSwingup(bool observe_velocity) : observe_velocity_(observe_velocity) {}
+
+  std::string name() const override {
+    return observe_velocity_ ? "pendulum_swingup" : "pendulum_swingup_novel";
+  }
   std::string Xml() const override {
     return std::string("<mujoco model=\"pendulum\">") + CommonVisualXml() + kPendulumBody;
   }
-  int observation_size() const override { return 3; }
+  int observation_size() const override { return observe_velocity_ ? 3 : 2; }
   void ObservationBounds(Eigen::VectorXd* lower, Eigen::VectorXd* upper) const override {
     Task::ObservationBounds(lower, upper);
     lower->head(2).setConstant(-1.0);
     upper->head(2).setConstant(1.0);
   }
   Eigen::VectorXd ObservationScale() const override {
-    return (Eigen::VectorXd(3) << 1.0, 1.0, 4.0).finished();
+    Eigen::VectorXd scale = Eigen::VectorXd::Ones(observation_size());
+    if (observe_velocity_) scale[2] = 4.0;
+    return scale;
   }
 
   void Initialize(const mjModel* model, mjData* data, Rng* rng) const override {
@@ -54,7 +62,9 @@ class PendulumSwingup final : public Task {
   }
   void Observe(const mjModel* model, const mjData* data,
                Eigen::Ref<Eigen::VectorXd> observation) const override {
-    observation << std::cos(data->qpos[0]), std::sin(data->qpos[0]), data->qvel[0];
+    observation[0] = std::cos(data->qpos[0]);
+    observation[1] = std::sin(data->qpos[0]);
+    if (observe_velocity_) observation[2] = data->qvel[0];
   }
   double Reward(const mjModel* model, const mjData* data) const override {
     return Tolerance(std::cos(data->qpos[0]), kCosineBound, 1.0);
@@ -68,11 +78,14 @@ class PendulumSwingup final : public Task {
   }
 
  private:
+  bool observe_velocity_;
   const double kCosineBound = std::cos(8.0 * kPi / 180.0);
 };
 
 }  // namespace
 
-std::unique_ptr<Task> MakePendulumSwingup() { return std::make_unique<PendulumSwingup>(); }
+std::unique_ptr<Task> MakePendulumSwingup(bool observe_velocity) {
+  return std::make_unique<PendulumSwingup>(observe_velocity);
+}
 
 }  // namespace dfmpc::envs

@@ -23,7 +23,7 @@ void Validate(const PredictiveSamplingOptions& options) {
 PredictiveSamplingOptions OracleOptions(const std::string& task, int action_repeat) {
   if (action_repeat < 1) throw std::invalid_argument("oracle: action_repeat must be >= 1");
   PredictiveSamplingOptions options;
-  if (task == "pendulum_swingup") {
+  if (task == "pendulum_swingup" || task == "pendulum_swingup_novel") {
     options.horizon = 60;
     options.num_knots = 6;
     options.num_samples = 32;

@@ -42,7 +42,8 @@ class Task {
 };
 
 // Task constructors, one per file.
-std::unique_ptr<Task> MakePendulumSwingup();
+// observe_velocity: pendulum_swingup, else pendulum_swingup_novel.
+std::unique_ptr<Task> MakePendulumSwingup(bool observe_velocity);
 std::unique_ptr<Task> MakeCartpole(bool swingup);
 std::unique_ptr<Task> MakeReacher();
 std::unique_ptr<Task> MakePointmassMaze();

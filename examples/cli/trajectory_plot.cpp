@@ -24,7 +24,9 @@ Feature Angle(const std::string& name, int cos_index, int sin_index) {
 
 // What a person wants to see of a task's state.
 std::vector<Feature> KeyFeatures(const std::string& task, int observation_dim) {
-  if (task == "pendulum_swingup") return {Angle("|angle| from upright (deg)", 0, 1)};
+  if (task == "pendulum_swingup" || task == "pendulum_swingup_novel") {
+    return {Angle("|angle| from upright (deg)", 0, 1)};
+  }
   if (task == "cartpole_swingup" || task == "cartpole_balance") {
     return {Angle("|pole angle| from upright (deg)", 1, 2),
             {"cart position (m)", [](const Eigen::VectorXd& o) { return o(0); }}};

@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Tasks, EveryTaskTest, testing::ValuesIn(TaskNames()),
 TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
   for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
-                           "pointmass_maze"}) {
+                           "pointmass_maze", "pendulum_swingup_novel"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }

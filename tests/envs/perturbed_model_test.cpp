@@ -41,7 +41,7 @@ std::vector<double> Simulate(const mjModel* model, int steps) {
 
 class PerturbedModelTest : public testing::Test {
  protected:
-  const std::string xml_ = MakePendulumSwingup()->Xml();
+  const std::string xml_ = MakePendulumSwingup(true)->Xml();
   const std::shared_ptr<const mjModel> nominal_ = Load(xml_);
 };
 

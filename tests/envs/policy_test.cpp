@@ -48,6 +48,13 @@ TEST(PolicyTest, OracleHorizonIsSimulatedTime) {
   EXPECT_EQ(coarsest.horizon, 2);
   EXPECT_EQ(coarsest.num_knots, 2);
   EXPECT_THROW(OracleOptions("pendulum_swingup", 0), std::invalid_argument);
+  // The partially observed pendulum is the same system: the same settings.
+  const PredictiveSamplingOptions novel = OracleOptions("pendulum_swingup_novel");
+  const PredictiveSamplingOptions pendulum = OracleOptions("pendulum_swingup");
+  EXPECT_EQ(novel.horizon, pendulum.horizon);
+  EXPECT_EQ(novel.num_knots, pendulum.num_knots);
+  EXPECT_EQ(novel.num_samples, pendulum.num_samples);
+  EXPECT_EQ(novel.noise_std, pendulum.noise_std);
   EnvOptions options;
   options.action_repeat = 4;
   options.episode_physics_steps = 12;

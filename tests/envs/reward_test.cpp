@@ -45,6 +45,24 @@ TEST(RewardTest, PendulumUprightIsOneAndHangingIsZero) {
   EXPECT_GT(upright_shaped, 0.99);
 }
 
+// The partially observed pendulum is the pendulum: same physics, reward and
+// shaped reward; its observation is the first two features.
+TEST(RewardTest, PendulumNovelIsThePendulumWithoutItsVelocity) {
+  auto full = MakeEnv("pendulum_swingup");
+  auto novel = MakeEnv("pendulum_swingup_novel");
+  EXPECT_EQ(novel->observation_spec().size(), 2);
+  EXPECT_EQ(novel->Reset(4), full->Reset(4).head(2));
+  for (int t = 0; t < 200; ++t) {
+    const Eigen::VectorXd action = Eigen::VectorXd::Constant(1, std::sin(0.1 * t));
+    const StepResult a = novel->Step(action);
+    const StepResult b = full->Step(action);
+    ASSERT_EQ(a.observation, b.observation.head(2)) << "step " << t;
+    ASSERT_EQ(a.reward, b.reward) << "step " << t;
+    ASSERT_EQ(novel->ShapedReward(), full->ShapedReward()) << "step " << t;
+  }
+  EXPECT_EQ(novel->state(), full->state());
+}
+
 TEST(RewardTest, CartpoleFollowsDmControlsSmoothReward) {
   auto env = MakeEnv("cartpole_swingup");
   env->Reset(0);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -117,7 +118,7 @@ TEST_P(TaskCostTest, ErrorNamesTaskArgumentAndShapes) {
 
 INSTANTIATE_TEST_SUITE_P(AllTasks, TaskCostTest,
                          testing::Values("pendulum_swingup", "cartpole_swingup", "cartpole_balance",
-                                         "reacher", "pointmass_maze"),
+                                         "reacher", "pointmass_maze", "pendulum_swingup_novel"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
@@ -139,6 +140,50 @@ TEST(PendulumCostTest, SwingingWithEnoughEnergyBeatsHangingStill) {
   EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 0}, {0}) - 0.2);
   // More energy than that is not better.
   EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 2.0 * w}, {0}));
+}
+
+// A plan of `steps` pendulum states turning at `velocity` rad/s from
+// `angle`, 0.02 s apart: [1, steps, 2] (cos, sin) or, with a velocity
+// feature `observed`, [1, steps, 3].
+at::Tensor TurningPendulum(double angle, double velocity, int steps,
+                           std::optional<double> observed = std::nullopt) {
+  std::vector<double> values;
+  for (int t = 0; t < steps; ++t) {
+    const double at = angle + velocity * 0.02 * t;
+    values.insert(values.end(), {std::cos(at), std::sin(at)});
+    if (observed) values.push_back(*observed);
+  }
+  return torch::tensor(values, torch::kDouble).view({1, steps, -1});
+}
+
+double Total(const std::string& task, const at::Tensor& observations) {
+  const at::Tensor actions = torch::zeros({1, observations.size(1), 1}, torch::kDouble);
+  return MakeTaskCost(task)->StepCosts(observations, actions).sum().item<double>();
+}
+
+// pendulum_swingup_novel observes no velocity: its cost is the pendulum's at
+// the velocity estimated between plan steps, sin(w dt) / dt for a plan
+// turning at w (within 0.6% of w up to the pendulum's top speed). The
+// smoothing epsilon 1e-6 under the estimate's norm scales it by 1 - 5e-7:
+// a 1e-5 tolerance on the summed cost.
+TEST(PendulumNovelCostTest, IsThePendulumCostAtTheEstimatedVelocity) {
+  for (const double w : {0.0, 3.0, -8.0}) {
+    const double estimate = std::sin(w * 0.02) / 0.02;
+    EXPECT_NEAR(Total("pendulum_swingup_novel", TurningPendulum(2.5, w, 4)),
+                Total("pendulum_swingup", TurningPendulum(2.5, w, 4, estimate)), 1e-5)
+        << w;
+  }
+  // A one-step plan has no velocity to estimate: 0.
+  EXPECT_NEAR(Total("pendulum_swingup_novel", TurningPendulum(2.5, 5.0, 1)),
+              Total("pendulum_swingup", TurningPendulum(2.5, 5.0, 1, 0.0)), 1e-12);
+}
+
+TEST(PendulumNovelCostTest, SwingingThroughTheBottomBeatsHangingStill) {
+  const double w = std::sqrt(8.0 * 9.81);  // just enough energy for the top
+  const double swinging = Total("pendulum_swingup_novel", TurningPendulum(3.1, w, 2));
+  const double hanging = Total("pendulum_swingup_novel", TurningPendulum(3.1, 0.0, 2));
+  EXPECT_GT(hanging, 1.8);  // two steps of about 1
+  EXPECT_LT(swinging, hanging - 0.4);
 }
 
 TEST(CartpoleCostTest, PrefersUprightThenCentered) {

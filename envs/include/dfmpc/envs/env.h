@@ -2,6 +2,8 @@
 //
 // Tasks (names as accepted by MakeEnv; "angle 0" is upright throughout):
 //   pendulum_swingup  obs [cos(angle), sin(angle), angular velocity]       act [torque]
+//   pendulum_swingup_novel  obs [cos(angle), sin(angle)]: pendulum_swingup
+//                     observed partially (no velocity); same physics and rewards
 //   cartpole_swingup  obs [cart x, cos(pole), sin(pole), cart vel, pole ang vel]
 //   cartpole_balance    (same layout as cartpole_swingup)                 act [cart force]
 //   reacher           obs [cos q1, sin q1, cos q2, sin q2,
@@ -29,10 +31,11 @@
 // d steps earlier (zeros for the first d steps). Observation noise is a pure
 // function of (seed, step count, feature), so Observation() repeats what
 // Reset and Step returned; rewards, ShapedReward and IsSuccess read the true
-// state. A nominal spec changes nothing, bit for bit. The scale of each
+// state. Noisy observations are not clipped to the observation bounds (a
+// sensor's reading is not). A nominal spec changes nothing, bit for bit. The scale of each
 // observation feature, for obs_noise_rel, is its typical magnitude (about its
 // std under the oracle): 1 for cos, sin and positions in metres, and
-//   pendulum_swingup  angular velocity 4
+//   pendulum_swingup  angular velocity 4 (pendulum_swingup_novel: none)
 //   cartpole_*        cart velocity 1.5, pole angular velocity 4
 //   reacher           target - finger 0.1 each, joint velocities 1.5 and 2
 //   pointmass_maze    velocities 0.3 each
