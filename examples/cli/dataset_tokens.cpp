@@ -12,8 +12,7 @@ namespace {
 // Rows [first, first + count) of a row-major float matrix, copied.
 at::Tensor Rows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count) {
   const int64_t cols = matrix.cols();
-  return at::from_blob(const_cast<float*>(matrix.data()) + first * cols, {count, cols},
-                       at::kFloat)
+  return at::from_blob(const_cast<float*>(matrix.data()) + first * cols, {count, cols}, at::kFloat)
       .clone();
 }
 
@@ -48,13 +47,41 @@ EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_
     throw std::invalid_argument(source + " holds " + std::to_string(sequences.size()) +
                                 " episode(s); training needs at least 2 (one for validation)");
   }
-  const size_t num_validation = std::max<size_t>(
-      1, static_cast<size_t>(std::lround(validation_fraction * sequences.size())));
+  const size_t num_validation =
+      std::max<size_t>(1, static_cast<size_t>(std::lround(validation_fraction * sequences.size())));
   EpisodeSplit split;
   split.validation.assign(sequences.end() - num_validation, sequences.end());
   sequences.resize(sequences.size() - num_validation);
   split.train = std::move(sequences);
   return split;
+}
+
+TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observation_deltas,
+                              double validation_fraction) {
+  if (paths.empty()) throw std::invalid_argument("--data: no dataset given");
+  TrainingData data;
+  for (const std::string& path : paths) {
+    const envs::Dataset dataset = envs::ReadDataset(path, /*load_frames=*/false);
+    const envs::DatasetInfo& info = dataset.info;
+    if (path == paths.front()) {
+      data.info = info;
+      data.layout = DatasetLayout(dataset, observation_deltas);
+    } else if (info.task != data.info.task || info.observation_size != data.info.observation_size ||
+               info.action_size != data.info.action_size ||
+               info.action_repeat != data.info.action_repeat) {
+      throw std::invalid_argument(
+          "--data: " + path + " (" + info.task + ", " + std::to_string(info.action_repeat) +
+          " physics step(s) per control step) does not match " + paths.front() + " (" +
+          data.info.task + ", " + std::to_string(data.info.action_repeat) + ")");
+    }
+    EpisodeSplit split =
+        SplitEpisodes(EpisodeTokenSequences(dataset, data.layout), validation_fraction, path);
+    for (auto [from, to] : {std::pair{&split.train, &data.split.train},
+                            std::pair{&split.validation, &data.split.validation}}) {
+      to->insert(to->end(), from->begin(), from->end());
+    }
+  }
+  return data;
 }
 
 worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split) {

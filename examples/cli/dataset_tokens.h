@@ -34,6 +34,22 @@ struct EpisodeSplit {
 EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_fraction,
                            const std::string& source);
 
+// The episodes of one or more datasets for training. Each dataset is split
+// as SplitEpisodes does and the splits are joined, so validation holds
+// episodes of every dataset (e.g. of the nominal and of a randomized
+// simulator). `info` is the first dataset's; `layout` as DatasetLayout.
+struct TrainingData {
+  envs::DatasetInfo info;
+  worldmodel::TokenLayout layout;
+  EpisodeSplit split;
+};
+
+// Throws std::invalid_argument naming the files when there are none, or
+// when the datasets differ in task, observation or action size or control
+// rate (physics steps per control step), and as SplitEpisodes.
+TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observation_deltas,
+                              double validation_fraction);
+
 // Fits the normalizer on the training episodes and normalizes both splits
 // in place with it.
 worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split);

@@ -24,7 +24,7 @@ namespace dfmpc::cli {
 namespace {
 
 struct TrainCommandOptions {
-  std::string data;
+  std::vector<std::string> data;
   std::string out;
   bool resume = false;
   bool absolute_only = false;
@@ -63,12 +63,11 @@ void RunTrain(TrainCommandOptions o) {
   o.trainer.prediction = worldmodel::ParsePrediction(o.prediction);
   o.trainer.Validate();
 
-  const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
+  TrainingData data = LoadTrainingData(o.data, !o.absolute_only, o.validation_fraction);
   worldmodel::ModelInfo info;
-  info.task = dataset.info.task;
-  info.layout = DatasetLayout(dataset, !o.absolute_only);
-  EpisodeSplit split =
-      SplitEpisodes(EpisodeTokenSequences(dataset, info.layout), o.validation_fraction, o.data);
+  info.task = data.info.task;
+  info.layout = data.layout;
+  EpisodeSplit& split = data.split;
   const worldmodel::Normalizer normalizer = FitAndNormalize(split);
   o.trainer.sensor_noise = worldmodel::MakeSensorNoise(info.layout, normalizer, o.sensor_noise);
 
@@ -79,7 +78,7 @@ void RunTrain(TrainCommandOptions o) {
   info.config.action_input_dim = o.known_actions ? info.layout.action_dim : 0;
   info.prediction = o.trainer.prediction;
   info.train_window = o.trainer.window;
-  info.action_repeat = dataset.info.action_repeat;
+  info.action_repeat = data.info.action_repeat;
   info.notes = o.command_line;
   const worldmodel::NoiseSchedule schedule(info.config.num_timesteps, info.beta);
   info.num_timesteps = schedule.num_timesteps();
@@ -115,7 +114,10 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainCommandOptions>();
   o->command_line = command_line;
   CLI::App* cmd = app.add_subcommand("train", "Train a diffusion-forcing world model on a dataset");
-  cmd->add_option("--data", o->data, "HDF5 dataset from `dfmpc collect`")->required();
+  cmd->add_option("--data", o->data,
+                  "HDF5 dataset(s) from `dfmpc collect`, of one task and control rate (several: "
+                  "trained on together, e.g. nominal and randomized)")
+      ->required();
   cmd->add_option("--out", o->out, "model checkpoint to write (side files share its stem)")
       ->required()
       ->check(OutputFileInExistingDirectory());

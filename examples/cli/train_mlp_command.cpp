@@ -26,7 +26,7 @@ namespace dfmpc::cli {
 namespace {
 
 struct TrainMlpCommandOptions {
-  std::string data;
+  std::vector<std::string> data;
   std::string out;
   double validation_fraction = 0.1;
   int threads = 1;
@@ -43,13 +43,12 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
   at::set_num_threads(o.threads);
   o.trainer.Validate();
 
-  const envs::Dataset dataset = envs::ReadDataset(o.data, /*load_frames=*/false);
-  worldmodel::MlpModelInfo info;
-  info.task = dataset.info.task;
   // The MLP predicts the observation change itself.
-  info.config.layout = DatasetLayout(dataset, /*observation_deltas=*/false);
-  EpisodeSplit split = SplitEpisodes(EpisodeTokenSequences(dataset, info.config.layout),
-                                     o.validation_fraction, o.data);
+  TrainingData data = LoadTrainingData(o.data, /*observation_deltas=*/false, o.validation_fraction);
+  worldmodel::MlpModelInfo info;
+  info.task = data.info.task;
+  info.config.layout = data.layout;
+  EpisodeSplit& split = data.split;
   const worldmodel::Normalizer normalizer = FitAndNormalize(split);
 
   info.notes = o.command_line;
@@ -93,7 +92,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
     worldmodel::MlpEnsemble ensemble(trained);
     worldmodel::MlpEnsembleInfo ensemble_info;
     ensemble_info.model = info;
-    ensemble_info.action_repeat = dataset.info.action_repeat;
+    ensemble_info.action_repeat = data.info.action_repeat;
     ensemble_info.seeds = seeds;
     worldmodel::SaveMlpEnsemble(o.out, ensemble_info, normalizer, *ensemble);
   }
@@ -107,7 +106,10 @@ void AddTrainMlpCommand(CLI::App& app, const std::string& command_line) {
   o->command_line = command_line;
   CLI::App* cmd =
       app.add_subcommand("train-mlp", "Train the one-step MLP dynamics baseline on a dataset");
-  cmd->add_option("--data", o->data, "HDF5 dataset from `dfmpc collect`")->required();
+  cmd->add_option("--data", o->data,
+                  "HDF5 dataset(s) from `dfmpc collect`, of one task and control rate (several: "
+                  "trained on together, e.g. nominal and randomized)")
+      ->required();
   cmd->add_option("--out", o->out, "MLP model file to write")
       ->required()
       ->check(OutputFileInExistingDirectory());
