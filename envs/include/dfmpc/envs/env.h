@@ -26,15 +26,15 @@
 // Perturbations (EnvOptions::perturbation, perturbation.h) are applied per
 // episode: Reset(seed) draws the episode's values from the spec's ranges with
 // a random stream of their own, so the initial state is the same with or
-
 // without them. Under an action delay of d, Step applies the action commanded
 // d steps earlier (zeros for the first d steps). Observation noise is a pure
 // function of (seed, step count, feature), so Observation() repeats what
 // Reset and Step returned; rewards, ShapedReward and IsSuccess read the true
 // state. Noisy observations are not clipped to the observation bounds (a
-// sensor's reading is not). A nominal spec changes nothing, bit for bit. The scale of each
-// observation feature, for obs_noise_rel, is its typical magnitude (about its
-// std under the oracle): 1 for cos, sin and positions in metres, and
+// sensor's reading is not). A nominal spec changes nothing, bit for bit. The
+// scale of each observation feature, for obs_noise_rel, is its typical
+// magnitude (about its std under the oracle): 1 for cos, sin and positions
+// in metres, and
 //   pendulum_swingup  angular velocity 4 (pendulum_swingup_novel: none)
 //   cartpole_*        cart velocity 1.5, pole angular velocity 4
 //   reacher           target - finger 0.1 each, joint velocities 1.5 and 2
