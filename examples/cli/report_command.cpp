@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "atomic_file.h"
 #include "commands.h"
@@ -23,43 +24,40 @@ struct ReportOptions {
   bool robustness = false;
 };
 
-void WriteMarkdown(const std::string& path, const std::string& text) {
-  internal::WriteFileAtomically(path, text);
-  std::fprintf(stderr, "wrote %s\n", path.c_str());
-}
+void Wrote(const std::string& path) { std::fprintf(stderr, "wrote %s\n", path.c_str()); }
 
-void RunRobustnessReport(const ReportOptions& o) {
-  const RobustnessReport report(ReadSummary(o.summary));
+// Prints either kind of report and writes its Markdown when asked.
+template <typename AnyReport>
+void PrintAndWriteMarkdown(const AnyReport& report, const ReportOptions& o) {
   report.Print(std::cout);
   std::cout << std::flush;  // before the messages on stderr
-  if (!o.markdown.empty()) {
-    std::ostringstream markdown;
-    report.PrintMarkdown(markdown);
-    WriteMarkdown(o.markdown, markdown.str());
-  }
-  if (!o.csv.empty()) {
-    report.WriteCsv(o.csv);
-    std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
-  }
-  if (!o.png.empty()) {
-    plot::WritePlotPng(o.png, report.Panels(), 900, 300);
-    std::fprintf(stderr, "wrote %s\n", o.png.c_str());
-  }
+  if (o.markdown.empty()) return;
+  std::ostringstream markdown;
+  report.PrintMarkdown(markdown);
+  internal::WriteFileAtomically(o.markdown, markdown.str());
+  Wrote(o.markdown);
 }
 
 void RunReport(const ReportOptions& o) {
-  if (o.robustness) return RunRobustnessReport(o);
-  const Report report(ReadSummary(o.summary));
-  report.Print(std::cout);
-  std::cout << std::flush;  // before the messages on stderr
-  if (!o.markdown.empty()) {
-    std::ostringstream markdown;
-    report.PrintMarkdown(markdown);
-    WriteMarkdown(o.markdown, markdown.str());
+  const std::vector<SummaryRow> rows = ReadSummary(o.summary);
+  if (o.robustness) {
+    const RobustnessReport report(rows);
+    PrintAndWriteMarkdown(report, o);
+    if (!o.csv.empty()) {
+      report.WriteCsv(o.csv);
+      Wrote(o.csv);
+    }
+    if (!o.png.empty()) {
+      plot::WritePlotPng(o.png, report.Panels(), 900, 300);
+      Wrote(o.png);
+    }
+    return;
   }
+  const Report report(rows);
+  PrintAndWriteMarkdown(report, o);
   if (!o.png.empty()) {
     plot::WriteBarChartPng(o.png, report.ReturnChart());
-    std::fprintf(stderr, "wrote %s\n", o.png.c_str());
+    Wrote(o.png);
   }
 }
 
