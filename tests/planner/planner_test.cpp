@@ -188,8 +188,10 @@ TEST(PlannerTest, RejectsImpossibleOptionsAndForeignModels) {
            [](PlannerOptions& o) { o.candidates = 0; }, [](PlannerOptions& o) { o.num_levels = 0; },
            [](PlannerOptions& o) { o.guidance_scale = -1; },
            [](PlannerOptions& o) { o.renoise_levels = -1; },
-           [](PlannerOptions& o) { o.horizon = 64; },          // longer than the model's window
-           [](PlannerOptions& o) { o.context_length = 30; },   // context + plan past the window
+           // No room left in the model's window for the two context tokens:
+           [](PlannerOptions& o) { o.horizon = Pendulum().info.train_window - 1; },
+           // Context plus plan one token past the window:
+           [](PlannerOptions& o) { o.context_length = Pendulum().info.train_window - o.horizon + 1; },
            [](PlannerOptions& o) { o.uncertainty = 0.1; }}) {  // ceil(H u) < K: no warm step
     PlannerOptions options = Small(PlanMode::kWarm);
     breaks(options);

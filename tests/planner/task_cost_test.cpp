@@ -138,8 +138,24 @@ TEST(PendulumCostTest, SwingingWithEnoughEnergyBeatsHangingStill) {
   const double w = std::sqrt(8.0 * 9.81);
   const double swinging = Cost("pendulum_swingup", {-1, 0, w}, {0});
   EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 0}, {0}) - 0.2);
-  // More energy than that is not better.
-  EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 2.0 * w}, {0}));
+  // More energy than that costs nothing more: a damped pendulum needs it at
+  // the bottom to arrive at the top.
+  EXPECT_NEAR(swinging, Cost("pendulum_swingup", {-1, 0, 2.0 * w}, {0}), 1e-9);
+}
+
+TEST(PendulumCostTest, AnEnergyShortfallCostsInProportion) {
+  // At rest 30 degrees short of upright the pendulum lacks (1 - cos 30) / 2
+  // = 6.7% of the bottom-to-top energy: half of that is its energy cost, on
+  // top of the upright term (1 - cos 30) / 4. A squared shortfall would add
+  // only 0.002, too little to rank the plans that pump above those that do
+  // not.
+  const double c = std::cos(M_PI / 6.0), s = std::sin(M_PI / 6.0);
+  const double upright = (1.0 - c) / 4.0;
+  EXPECT_NEAR(Cost("pendulum_swingup", {c, s, 0}, {0}) - upright, (1.0 - c) / 4.0, 1e-5);
+  // The same at 60 degrees, with 3.7 times the shortfall.
+  const double c2 = std::cos(M_PI / 3.0), s2 = std::sin(M_PI / 3.0);
+  EXPECT_NEAR(Cost("pendulum_swingup", {c2, s2, 0}, {0}) - (1.0 - c2) / 4.0, (1.0 - c2) / 4.0,
+              1e-5);
 }
 
 // A plan of `steps` pendulum states turning at `velocity` rad/s from
