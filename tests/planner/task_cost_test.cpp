@@ -138,9 +138,13 @@ TEST(PendulumCostTest, SwingingWithEnoughEnergyBeatsHangingStill) {
   const double w = std::sqrt(8.0 * 9.81);
   const double swinging = Cost("pendulum_swingup", {-1, 0, w}, {0});
   EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 0}, {0}) - 0.2);
-  // More energy than that costs nothing more: a damped pendulum needs it at
-  // the bottom to arrive at the top.
-  EXPECT_NEAR(swinging, Cost("pendulum_swingup", {-1, 0, 2.0 * w}, {0}), 1e-9);
+  // A surplus costs a quarter of what the same shortfall costs: a damped
+  // pendulum needs some at the bottom to arrive at the top. sqrt(2) times
+  // the speed doubles the kinetic energy: a surplus of the whole
+  // bottom-to-top gap.
+  const double surplus = Cost("pendulum_swingup", {-1, 0, std::sqrt(2.0) * w}, {0});
+  EXPECT_NEAR(surplus - swinging, 0.5 * 0.25, 1e-5);
+  EXPECT_NEAR(Cost("pendulum_swingup", {-1, 0, 0}, {0}) - swinging, 0.5, 1e-5);
 }
 
 TEST(PendulumCostTest, AnEnergyShortfallCostsInProportion) {
