@@ -60,12 +60,13 @@ INSTANTIATE_TEST_SUITE_P(
     Shipped, ShippedModelTest,
     testing::Values(
         // Whole episodes (`dfmpc eval --seed 0`, episodes 0-2, measured
-        // 701, 526, 630: mean 619; per-episode std over 10 episodes 158;
-        // random 1.4; the plain warm step that fails, 28).
+        // 652, 665, 600: mean 639; per-episode std over 10 episodes 139;
+        // random 1.4; the plain warm step of the first nominal model that
+        // failed, 28).
         RegressionCase{"pendulum_swingup", 1000, {0, 1, 2}, 250.0},
-        // Whole 10 s episodes (250 steps of 4 physics steps); measured 832,
-        // 836, 842: mean 837; per-episode std 3.3; random 59; with the
-        // untuned 4 re-noise levels 607.
+        // Whole 10 s episodes (250 steps of 4 physics steps); measured 800,
+        // 785, 808: mean 797; per-episode std 24; random 59; the nominal
+        // model with the untuned 4 re-noise levels 607.
         RegressionCase{"cartpole_swingup", 250, {0, 1, 2}, 700.0},
         // Whole 10 s episodes; measured 990, 988, 855: mean 944; per-episode
         // std 40; random 295; with 4 re-noise levels 815 over 10 episodes.
