@@ -37,7 +37,7 @@ action_repeat() {
   "$dfmpc" info "$1" | sed -n 's/^action repeat: *\([0-9][0-9]*\) .*/\1/p'
 }
 
-# The peer's settings tuned per task (3 episodes each, the README lists what
+# The peer's settings tuned per task (3 episodes each, docs/experiments.md lists what
 # was tried); the rest are eval's defaults (horizon 30, 32 samples, noise
 # 0.5, 4 knots, keep the best).
 tuned_mppi_args() {

@@ -3,10 +3,13 @@
 # twice: in the Release build (build/), then in a Debug build with
 # AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/; set
 # DFMPC_SANITIZE_TESTS=0 to skip it). Extra arguments go to both ctest runs.
+# Last, the AsyncPlanner's tests (the only code with threads of its own) run
+# under ThreadSanitizer (build-tsan/; DFMPC_TSAN_TESTS=0 skips it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${DFMPC_BUILD_DIR:-$root/build}
 sanitize_dir=${DFMPC_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+tsan_dir=${DFMPC_TSAN_BUILD_DIR:-$root/build-tsan}
 
 bash "$root/scripts/build.sh"
 echo "test: Release build ($build_dir)"
@@ -29,4 +32,16 @@ if [ "${DFMPC_SANITIZE_TESTS:-1}" != 0 ]; then
   export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizer/lsan_suppressions.txt}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   (cd "$sanitize_dir" && ctest --output-on-failure -j"$(nproc)" "$@")
+fi
+
+if [ "${DFMPC_TSAN_TESTS:-1}" != 0 ]; then
+  # Only the libraries and the one test binary: the rest has no threads of
+  # its own. LibTorch is not instrumented; its intra-op threads stay at one
+  # (the tests' OMP_NUM_THREADS), so every thread TSan cannot see is idle.
+  DFMPC_BUILD_DIR=$tsan_dir DFMPC_BUILD_TYPE=Debug DFMPC_BUILD_TARGETS=async_planner_test \
+    DFMPC_CMAKE_ARGS="-DDFMPC_SANITIZE=thread -DCMAKE_CXX_FLAGS_DEBUG=-g\ -O1" \
+    bash "$root/scripts/build.sh"
+  echo "test: the AsyncPlanner under ThreadSanitizer ($tsan_dir)"
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+  (cd "$tsan_dir" && ctest --output-on-failure -j"$(nproc)" -R '^AsyncPlannerTest\.')
 fi

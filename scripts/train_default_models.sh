@@ -8,7 +8,7 @@
 #    pointmass_maze pendulum_swingup_novel)
 # DFMPC_EPISODES and DFMPC_STEPS shrink a trial run (defaults 30 and 6000).
 #
-# pendulum_swingup and cartpole_swingup ship robust models (README,
+# pendulum_swingup and cartpole_swingup ship robust models (docs/experiments.md,
 # Robustness): their data adds episodes with mass and damping drawn from
 # [0.5, 2] to the nominal ones, the model sees noisy context in training
 # (--sensor-noise) and a 64-token window (a 32-token planner context, long
@@ -54,7 +54,7 @@ for task in "${tasks[@]}"; do
   esac
   # The robust recipe (see the top). The sensor noise's largest std, in
   # observation units: the cart-pole's nominal return fell 11% at 0.1 and
-  # 4% at 0.05 in screening (README), the pendulum's 1% at 0.1.
+  # 4% at 0.05 in screening (docs/experiments.md), the pendulum's 1% at 0.1.
   name=$task window=40 context=8 sensor_noise=0 randomized=0
   case "$task:$recipe" in
     pendulum_swingup:robust) sensor_noise=0.1 randomized=60 ;;

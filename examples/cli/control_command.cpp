@@ -94,14 +94,18 @@ void RunControl(ControlOptions o) {
     forwards += static_cast<double>(r.token_forwards) / policy->records().size();
     calls += static_cast<double>(r.calls) / policy->records().size();
   }
-  Table table({"policy", "return", "steps", "latency_p50_ms", "latency_p99_ms", "calls_per_step",
-               "token_forwards_per_step"});
+  // Reset makes the planner's first plan, before the loop; the first Act
+  // then only reads it.
+  Table table({"policy", "return", "steps", "reset_ms", "first_act_ms", "latency_p50_ms",
+               "latency_p99_ms", "calls_per_step", "token_forwards_per_step"});
   table.AddRow({label, FormatFixed(planned.Return(), 1), std::to_string(planned.length()),
+                FormatFixed(policy->reset_ms().empty() ? 0.0 : policy->reset_ms().back(), 2),
+                FormatFixed(latencies.empty() ? 0.0 : latencies.front(), 2),
                 FormatFixed(Percentile(latencies, 50), 2),
                 FormatFixed(Percentile(latencies, 99), 2), FormatFixed(calls, 2),
                 FormatFixed(forwards, 1)});
   table.AddRow({"random", FormatFixed(baseline.Return(), 1), std::to_string(baseline.length()), "-",
-                "-", "-", "-"});
+                "-", "-", "-", "-", "-", "-"});
   table.Print(std::cout);
   if (!planned.perturbation.IsNominal()) {
     std::printf("perturbation of the episode (both policies): %s\n",

@@ -1,6 +1,7 @@
 #include "planner_policy.h"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -54,12 +55,29 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
 PlannerPolicy::PlannerPolicy(std::unique_ptr<planner::Planner> planner)
     : planner_(std::move(planner)) {}
 
-void PlannerPolicy::Reset(const Eigen::VectorXd& observation) { planner_->Reset(observation); }
+namespace {
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+void PlannerPolicy::Reset(const Eigen::VectorXd& observation) {
+  const auto start = std::chrono::steady_clock::now();
+  planner_->Reset(observation);
+  reset_ms_.push_back(MillisecondsSince(start));
+}
 
 Eigen::VectorXd PlannerPolicy::Act(const Eigen::VectorXd& observation) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool first = planner_->steps() == 0;  // reads the plan Reset made
   Eigen::VectorXd action = planner_->Act(observation);
+  const double latency = MillisecondsSince(start);
   const planner::StepStats& stats = planner_->last_step();
-  records_.push_back({stats.latency_ms, stats.token_forwards, stats.calls});
+  records_.push_back(first ? StepRecord{latency, 0, 0}
+                           : StepRecord{latency, stats.token_forwards, stats.calls});
   return action;
 }
 

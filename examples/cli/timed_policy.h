@@ -23,11 +23,15 @@ class TimedPolicy : public envs::Policy {
  public:
   // Physics steps per control step the model was trained at.
   virtual int action_repeat() const = 0;
-  // Every Act since construction.
+  // Every Act since construction; latency is the Act's own wall time.
   const std::vector<StepRecord>& records() const { return records_; }
+  // Wall time of every Reset since construction: the planner makes its
+  // first plan there, before the control loop starts.
+  const std::vector<double>& reset_ms() const { return reset_ms_; }
 
  protected:
   std::vector<StepRecord> records_;
+  std::vector<double> reset_ms_;
 };
 
 }  // namespace dfmpc::cli

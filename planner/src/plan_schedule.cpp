@@ -40,9 +40,13 @@ SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, double uncertaint
 }
 
 SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
-                             int renoise_levels) {
+                             int renoise_levels, int shift) {
   if (calls < 1 || renoise_levels < 0) {
     throw std::invalid_argument("warm plan needs r >= 1 calls and renoise levels >= 0");
+  }
+  if (shift < 1 || shift >= horizon) {
+    throw std::invalid_argument("warm plan shift must be in [1, H), got " + std::to_string(shift) +
+                                " for H = " + std::to_string(horizon));
   }
   if (Offset(horizon, uncertainty) < num_levels) {
     throw std::invalid_argument(
@@ -52,7 +56,7 @@ SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, in
   const std::vector<int> rest = RestingLevels(num_levels, horizon, uncertainty);
   SchedulingMatrix program(calls + 1, horizon, num_levels);
   for (int t = 0; t < horizon; ++t) {
-    const int shifted = t + 1 < horizon ? rest[t + 1] : num_levels;
+    const int shifted = t + shift < horizon ? rest[t + shift] : num_levels;
     const int start = std::min(num_levels, shifted + calls - 1 + renoise_levels);
     for (int row = 0; row < calls; ++row) {
       program.set_level(row, t, std::max(rest[t], start - row));

@@ -32,14 +32,17 @@ std::vector<int> RestingLevels(int num_levels, int horizon, double uncertainty);
 worldmodel::SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, double uncertainty,
                                               bool complete);
 
-// One warm control step: the resting plan shifted by one token (a fresh
-// token at level K appended), re-noised by r - 1 + `renoise_levels` levels
+// One warm control step: the resting plan shifted by `shift` tokens (fresh
+// tokens at level K appended), re-noised by r - 1 + `renoise_levels` levels
 // (capped at K), then r calls, each lowering every token by one level and
 // the last taking it the rest of the way back to its resting level (a DDIM
-// jump of renoise_levels + 1 levels for r = 1). Requires ceil(H * u) >= K so
-// that the fresh token belongs at level K.
+// jump of renoise_levels + 1 levels for r = 1). A shift above one catches up
+// with control steps that passed without a plan; it needs no more calls,
+// because the last call takes every token to its resting level wherever it
+// started. Requires ceil(H * u) >= K so that the fresh tokens belong at
+// level K, and 1 <= shift < H.
 worldmodel::SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
-                                         int renoise_levels);
+                                         int renoise_levels, int shift = 1);
 
 }  // namespace dfmpc::planner
 

@@ -19,6 +19,7 @@
 #include "intra_op_threads.h"
 #include "plan_denoiser.h"
 #include "plan_schedule.h"
+#include "planned_action.h"
 #include "real_token.h"
 
 namespace dfmpc::planner {
@@ -73,6 +74,9 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   }
   // Checks that the schedule exists (a fresh warm token must enter at level K).
   if (options.mode == PlanMode::kWarm) {
+    if (options.horizon < 2) {
+      throw std::invalid_argument("planner: warm mode keeps a plan past the executed token: H >= 2");
+    }
     WarmProgram(options.num_levels, options.horizon, options.uncertainty, options.calls_per_step,
                 options.renoise_levels);
   }
@@ -85,9 +89,10 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
 // its copy in LibTorch 1.13.)
 class StepTransaction {
  public:
-  StepTransaction(KvCache& cache, at::Generator& generator)
+  // `tokens`: the real tokens the step may append.
+  StepTransaction(KvCache& cache, at::Generator& generator, int tokens)
       : cache_(cache),
-        mark_(cache.Mark(1)),
+        mark_(cache.Mark(tokens)),
         generator_(generator),
         generator_state_(generator.get_state()) {}
   ~StepTransaction() {
@@ -111,6 +116,16 @@ class StepTransaction {
   at::Tensor generator_state_;
   bool committed_ = false;
 };
+
+// Encodes one clean real token [1, 1, d] and appends its keys and values to
+// the history.
+void AppendRealToken(worldmodel::DfTransformerImpl& model, const at::Tensor& token,
+                     KvCache& cache) {
+  worldmodel::WindowKeysValues kv;
+  model.Forward(token, at::full({1}, -1, at::TensorOptions(at::kLong).device(token.device())),
+                &cache, &kv);
+  cache.Append(kv.keys, kv.values);
+}
 
 }  // namespace
 
@@ -144,77 +159,149 @@ class Planner::Impl {
 
   void Reset(const Eigen::VectorXd& observation) {
     real_tokens_.Check(observation);
+    reset_ = false;  // until the initial plan exists
     cache_.Clear();
     generator_ = at::detail::createCPUGenerator(options_.seed);
     has_plan_ = false;
-    steps_ = 0;
-    last_action_ = Eigen::VectorXd::Zero(action_dim());
-    last_observation_ = observation;
     plan_out_ = Plan{};
     stats_ = StepStats{};
+    plan_step_ = -1;
+    last_observation_ = observation;
+    // The first token carries a zero action and a zero change, as in training.
+    queue_ = Queue{};
+    queue_.pending.push_back({Eigen::VectorXd::Zero(action_dim()), observation});
+    queue_.previous = observation;
+    Optimize();
     reset_ = true;
+    queue_.awaiting_first_act = true;
   }
 
   Eigen::VectorXd Act(const Eigen::VectorXd& observation) {
-    const auto start = std::chrono::steady_clock::now();
-    if (!reset_) throw std::invalid_argument("planner: Act called before Reset");
+    RequireReset();
     real_tokens_.Check(observation);
-    if (steps_ == 0 && observation != last_observation_) {
-      throw std::invalid_argument(
-          "planner: the first Act after Reset must receive the observation "
-          "given to Reset "
-          "(later ones receive the observation the last action led to)");
+    if (queue_.awaiting_first_act) {
+      if (observation != last_observation_) {
+        throw std::invalid_argument(
+            "planner: the first Act after Reset must receive the observation "
+            "given to Reset "
+            "(later ones receive the observation the last action led to)");
+      }
+      queue_.awaiting_first_act = false;
+      return Action();
     }
+    const Queue saved = queue_;
+    Observe(observation, Action());
+    try {
+      Optimize();
+    } catch (...) {
+      queue_ = saved;
+      throw;
+    }
+    return Action();
+  }
+
+  void RequireReset() const {
+    if (!reset_) throw std::invalid_argument("planner: called before Reset");
+  }
+
+  void CheckObservation(const Eigen::VectorXd& observation) const {
+    real_tokens_.Check(observation);
+  }
+
+  void Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd& executed_action) {
+    RequireReset();
+    real_tokens_.Check(observation);
+    if (executed_action.size() != action_dim() || !executed_action.allFinite()) {
+      throw std::invalid_argument("planner: the executed action must hold " +
+                                  std::to_string(action_dim()) + " finite values, got " +
+                                  std::to_string(executed_action.size()));
+    }
+    Queue& q = queue_;
+    q.awaiting_first_act = false;
+    if (q.pending.empty()) q.previous = last_observation_;
+    if (!q.pending.empty() && static_cast<int>(q.pending.size()) + 1 >= options_.horizon) {
+      // So far behind that the plan has no token left for this step: drop
+      // the history and restart it from this observation (its change
+      // feature still follows the real previous one), as after a fallback.
+      q.previous = q.pending.back().observation;
+      q.pending.clear();
+      q.restart_history = true;
+    }
+    q.pending.push_back({executed_action, observation});
+    ++q.observed_step;
+  }
+
+  bool Optimize() {
+    const std::vector<RealStep>& pending = queue_.pending;
+    if (pending.empty()) return false;
+    const auto start = std::chrono::steady_clock::now();
     IntraOpThreads threads(options_.threads);
     c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
+    const int queued = static_cast<int>(pending.size());
+    const Eigen::VectorXd missed_action = Action();
+    // The history is dropped anyway: a failed step leaves it empty.
+    if (queue_.restart_history) cache_.Clear();
     // The step builds its plan in new tensors and assigns members only at
     // the end; on an exception the transaction restores the cache and the
     // generator, so the planner is as it was.
-    StepTransaction transaction(cache_, generator_);
-    // The first token carries a zero action and a zero change, as in training.
-    const at::Tensor real = real_tokens_.Build(
-        last_action_, observation, steps_ == 0 ? observation : last_observation_, device());
+    StepTransaction transaction(cache_, generator_, queued);
+    // Every queued real token but the newest gets a forward of its own; the
+    // newest rides in the step's first model call.
+    const Eigen::VectorXd* previous = &queue_.previous;
+    for (int i = 0; i + 1 < queued; ++i) {
+      AppendRealToken(*checkpoint_.model, BuildReal(pending[i], *previous), cache_);
+      previous = &pending[i].observation;
+    }
+    const at::Tensor real = BuildReal(pending.back(), *previous);
+    const Eigen::VectorXd observation = pending.back().observation;
 
-    const bool warm = options_.mode == PlanMode::kWarm && has_plan_;
+    const bool warm =
+        options_.mode == PlanMode::kWarm && has_plan_ && !queue_.restart_history;
     const SchedulingMatrix program =
         warm ? WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
-                           options_.calls_per_step, options_.renoise_levels)
+                           options_.calls_per_step, options_.renoise_levels, queued)
              : FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
                                 /*complete=*/options_.mode == PlanMode::kReplan);
-    PlanBatch plan = warm ? ShiftedPlan(program, generator_) : NoisePlan(generator_);
+    PlanBatch plan = warm ? ShiftedPlan(program, generator_, queued) : NoisePlan(generator_);
     const DenoiseCounts counts = denoiser_.Run(
         program, plan, cache_, generator_,
         [&](const at::Tensor& prefix) { return PrefixCost(prefix, observation); }, real);
     cache_.RollbackScratch();
     StepStats stats;
     stats.calls = counts.calls;
-    stats.token_forwards = counts.token_forwards;
+    stats.token_forwards = counts.token_forwards + queued - 1;
+    stats.steps_caught_up = queued;
 
     std::optional<Choice> choice = Choose(plan, program, observation);
-    Eigen::VectorXd action;
+    transaction.Commit();
     if (choice) {
-      action = std::move(choice->action);
-      transaction.Commit();
+      action_now_ = std::move(choice->action);
       plan_ = std::move(choice->plan);
       plan_levels_ = std::move(choice->levels);
       plan_out_ = std::move(choice->described);
       has_plan_ = true;
     } else {
-      action = FallbackAction();
+      action_now_ = missed_action;
       stats.fallback = true;
-      transaction.Commit();
       cache_.Clear();  // the history may hold non-finite keys and values
       plan_out_ = Plan{};
       has_plan_ = false;
     }
-    last_action_ = action;
+    plan_out_.step = queue_.observed_step;
+    plan_step_ = queue_.observed_step;
     last_observation_ = observation;
-    ++steps_;
+    queue_.pending.clear();
+    queue_.restart_history = false;
     stats.latency_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     stats_ = stats;
-    return action;
+    return true;
+  }
+
+  Eigen::VectorXd Action() const {
+    if (plan_step_ < 0) return Eigen::VectorXd::Zero(action_dim());  // Reset's first plan
+    return PlannedAction(action_now_, plan_out_.actions, queue_.observed_step - plan_step_);
   }
 
   const Plan& plan() const { return plan_out_; }
@@ -224,10 +311,30 @@ class Planner::Impl {
   int observation_dim() const { return checkpoint_.info.layout.observation_dim; }
   int action_dim() const { return checkpoint_.info.layout.action_dim; }
   int action_repeat() const { return checkpoint_.info.action_repeat; }
-  int64_t steps() const { return steps_; }
+  int64_t steps() const { return queue_.observed_step + (queue_.awaiting_first_act ? 0 : 1); }
   const KvCache& context_cache() const { return cache_; }
 
  private:
+  // A control step observed but not yet planned for.
+  struct RealStep {
+    Eigen::VectorXd action;  // a_{s-1}, executed before it
+    Eigen::VectorXd observation;  // o_s
+  };
+  // What Observe changes, kept apart so that a failed Act puts it back.
+  struct Queue {
+    std::vector<RealStep> pending;  // at most H - 1 steps
+    Eigen::VectorXd previous;       // the observation before pending[0]
+    int64_t observed_step = 0;      // the newest observed control step
+    bool restart_history = false;   // drop the history before the next step
+    bool awaiting_first_act = false;
+  };
+
+  // The normalized real token of `step`, whose previous observation is
+  // `previous`.
+  at::Tensor BuildReal(const RealStep& step, const Eigen::VectorXd& previous) const {
+    return real_tokens_.Build(step.action, step.observation, previous, device());
+  }
+
   // The candidate a step keeps, with what the planner stores of it.
   struct Choice {
     Eigen::VectorXd action;
@@ -270,26 +377,27 @@ class Planner::Impl {
     return plan;
   }
 
-  // The kept plan with the executed token dropped, a pure-noise one
-  // appended, and every token re-noised from its shifted resting level to
-  // the program's first row. New tensors: the kept plan is not modified.
-  PlanBatch ShiftedPlan(const SchedulingMatrix& program, at::Generator& generator) const {
-    const int horizon = options_.horizon;
+  // The kept plan with its first `shift` tokens (executed) dropped, as many
+  // pure-noise ones appended, and every token re-noised from its shifted
+  // resting level to the program's first row. New tensors: the kept plan is
+  // not modified.
+  PlanBatch ShiftedPlan(const SchedulingMatrix& program, at::Generator& generator,
+                        int shift) const {
+    const int horizon = options_.horizon, kept = horizon - shift;
     PlanBatch plan;
-    plan.tokens = at::cat({plan_.tokens.narrow(1, 1, horizon - 1), Noise(1, generator)}, 1);
-    plan.clean_estimate = at::cat({plan_.clean_estimate.narrow(1, 1, horizon - 1),
-                                   at::zeros_like(plan.tokens.narrow(1, 0, 1))},
+    plan.tokens = at::cat({plan_.tokens.narrow(1, shift, kept), Noise(shift, generator)}, 1);
+    plan.clean_estimate = at::cat({plan_.clean_estimate.narrow(1, shift, kept),
+                                   at::zeros_like(plan.tokens.narrow(1, 0, shift))},
                                   1);
-    plan.estimated = std::max(0, plan_.estimated - 1);
+    plan.estimated = std::max(0, plan_.estimated - shift);
     if (options_.calls_per_step == 1 && options_.renoise_levels == 0) return plan;
     // Forward diffusion from level a to level b >= a: scale by
     // sqrt(ab_b / ab_a) and add noise of variance 1 - ab_b / ab_a.
-    std::vector<double> keep(horizon, 1.0);
-    for (int t = 0; t + 1 < horizon; ++t) {
-      const double from = LevelAlphaBar(plan_levels_[t + 1]);
+    std::vector<double> keep(horizon, 1.0);  // the fresh tokens are pure noise already
+    for (int t = 0; t < kept; ++t) {
+      const double from = LevelAlphaBar(plan_levels_[t + shift]);
       keep[t] = LevelAlphaBar(program.level(0, t)) / from;
     }
-    keep[horizon - 1] = 1.0;  // the fresh token is pure noise already
     const at::Tensor ratio =
         at::tensor(keep, at::kDouble).view({1, horizon, 1}).to(device(), at::kFloat);
     plan.tokens = ratio.sqrt() * plan.tokens + (1 - ratio).sqrt() * Noise(horizon, generator);
@@ -376,14 +484,6 @@ class Planner::Impl {
     return out;
   }
 
-  // The previous plan's action for this step, or zero without a usable one.
-  Eigen::VectorXd FallbackAction() const {
-    if (has_plan_ && plan_out_.actions.rows() > 1 && plan_out_.actions.row(1).allFinite()) {
-      return plan_out_.actions.row(1).transpose().cwiseMax(-1.0).cwiseMin(1.0);
-    }
-    return Eigen::VectorXd::Zero(action_dim());
-  }
-
   Checkpoint checkpoint_;
   std::unique_ptr<TaskCost> cost_;
   PlannerOptions options_;
@@ -397,10 +497,11 @@ class Planner::Impl {
   std::vector<int> plan_levels_;  // levels of the kept plan after the last step
   bool has_plan_ = false;
   bool reset_ = false;
-  int64_t steps_ = 0;
-  // Before the first Act: the observation given to Reset.
+  Queue queue_;
+  int64_t plan_step_ = -1;  // the control step the plan (and action_now_) was made at
+  Eigen::VectorXd action_now_;
+  // The newest optimized step's observation (before the first Act: Reset's).
   Eigen::VectorXd last_observation_;
-  Eigen::VectorXd last_action_;
   Plan plan_out_;
   StepStats stats_;
 };
@@ -419,6 +520,24 @@ std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
 
 void Planner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }
 Eigen::VectorXd Planner::Act(const Eigen::VectorXd& observation) { return impl_->Act(observation); }
+void Planner::CheckObservation(const Eigen::VectorXd& observation) const {
+  impl_->CheckObservation(observation);
+}
+void Planner::Observe(const Eigen::VectorXd& observation) {
+  impl_->RequireReset();
+  impl_->Observe(observation, impl_->Action());
+}
+void Planner::Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd& executed_action) {
+  impl_->Observe(observation, executed_action);
+}
+bool Planner::Optimize() {
+  impl_->RequireReset();
+  return impl_->Optimize();
+}
+Eigen::VectorXd Planner::Action() const {
+  impl_->RequireReset();
+  return impl_->Action();
+}
 const Plan& Planner::plan() const { return impl_->plan(); }
 const StepStats& Planner::last_step() const { return impl_->last_step(); }
 const PlannerOptions& Planner::options() const { return impl_->options(); }

@@ -95,13 +95,13 @@ class PendulumCost final : public TaskCostBase {
     // damped pendulum needs at the bottom to arrive at the top in full
     // (hinge damping x1.3 scored 0). With no charge on the surplus, an
     // underdamped pendulum spun through the top instead (damping x0.5: mean
-    // 314 on three seeds, 802 at a quarter; README, Design).
+    // 314 on three seeds, 802 at a quarter; docs/design.md).
     const at::Tensor gap = (energy - kMaxPotential) / (2.0 * kMaxPotential);
     const at::Tensor energy_gap = at::relu(-gap) + 0.25 * at::relu(gap);
     // Holding the pole 8 degrees off upright (the reward's edge) needs 0.7 of
     // the torque range yet costs only 0.0024 in the upright term: with the
     // usual 0.01 action weight the planner saved torque and drifted off the
-    // top (545 instead of 794 mean return, README).
+    // top (545 instead of 794 mean return, docs/design.md).
     return 0.5 * upright + 0.5 * energy_gap + ActionCost(actions, 0.001);
   }
 
@@ -113,7 +113,7 @@ class PendulumCost final : public TaskCostBase {
 // reward as a sum: upright dominates, centering (up to 0.1 at the rails at
 // +-1.8 m) and pole angular velocity (0.01 at 5 rad/s) break ties. Smooth
 // forces matter here: action weight 0.001 / 0.01 / 0.03 / 0.1 gave mean
-// returns 206 / 324 / 382 / 315 over 10 episodes (README).
+// returns 206 / 324 / 382 / 315 over 10 episodes (docs/design.md).
 class CartpoleCost final : public TaskCostBase {
  public:
   explicit CartpoleCost(std::string task) : TaskCostBase(std::move(task), 5, 1) {}

@@ -55,6 +55,17 @@ TEST(PlanScheduleTest, WarmStepShiftsRestingLevelsAndReturnsToRest) {
   EXPECT_EQ(Row(jump, 1), RestingLevels(4, 8, 0.5));
 }
 
+TEST(PlanScheduleTest, AShiftOfSeveralStepsStillTakesOneCallBackToRest) {
+  // K = 4, H = 8, u = 0.5: rest 0 1 1 2 2 3 3 4; shifted by 3: 2 2 3 3 4 + 3 fresh at 4.
+  const worldmodel::SchedulingMatrix behind = WarmProgram(4, 8, 0.5, 1, 0, 3);
+  ASSERT_EQ(behind.rows(), 2);
+  EXPECT_EQ(Row(behind, 0), (std::vector<int>{2, 2, 3, 3, 4, 4, 4, 4}));
+  EXPECT_EQ(Row(behind, 1), RestingLevels(4, 8, 0.5));
+  EXPECT_EQ(Row(WarmProgram(4, 8, 0.5, 1, 1, 3), 0), (std::vector<int>{3, 3, 4, 4, 4, 4, 4, 4}));
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 0, 8), std::invalid_argument);  // nothing left
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 0, 0), std::invalid_argument);
+}
+
 TEST(PlanScheduleTest, RejectsImpossiblePrograms) {
   // ceil(H * u) = 2 < K = 4: the fresh token could not enter at pure noise.
   EXPECT_THROW(WarmProgram(4, 4, 0.5, 1, 0), std::invalid_argument);

@@ -52,7 +52,7 @@ struct PlannerOptions {
   int calls_per_step = 1;    // r (warm mode): re-noise by r - 1 levels, then r calls
   // Warm mode: extra levels the shifted plan is re-noised by before its calls
   // (the last call jumps back). Lets the front of the plan, whose actions are
-  // about to run, react to the real observations; see the README's table.
+  // about to run, react to the real observations; see docs/experiments.md.
   int renoise_levels = 4;
   int candidates = 8;  // N: plans sampled as one batch
   Selection selection = Selection::kBest;
@@ -84,26 +84,29 @@ struct PlannerOptions {
 // except the warm step's re-noise levels, 8 for the cart-pole tasks (at
 // 0.04 s per control step the front of the plan must react faster to the
 // pole: swing-up scores 630-650 with 4 levels and 838-840 with 8 over two
-// sets of 10 episodes, balance 815 and 974; the README's sweep) and 4
+// sets of 10 episodes, balance 815 and 974; docs/experiments.md) and 4
 // otherwise. Any task name is accepted.
 PlannerOptions TunedPlannerOptions(const std::string& task);
 
-// The plan kept after the last Act, in the environment's units: row j
-// predicts the token x_{s+1+j} = [a_{s+j}, o_{s+1+j}] of control step s.
-// Empty after Reset and after a fallback step.
+// The plan kept after the last optimization, in the environment's units:
+// row j predicts the token x_{p+1+j} = [a_{p+j}, o_{p+1+j}] of the control
+// step p it was made at (`step`). Empty after a fallback step.
 struct Plan {
-  Eigen::MatrixXd actions;       // H x action size (row 0 is the executed action)
+  Eigen::MatrixXd actions;       // H x action size (row 0: the action of step p)
   Eigen::MatrixXd observations;  // H x observation size
   std::vector<int> levels;       // noise level of every token after the step
   Eigen::MatrixXd tokens;        // H x token size, normalized values (diagnostics)
   double cost = 0.0;             // summed task cost of the chosen candidate
+  std::int64_t step = 0;         // p: the control step whose observation it followed
 };
 
+// The last optimization: Reset's initial plan, or the last Optimize (Act).
 struct StepStats {
   int calls = 0;                    // model calls spent on the plan
   std::int64_t token_forwards = 0;  // tokens run through the model, per candidate,
-                                    // the appended real token included
-  double latency_ms = 0.0;          // wall time of the whole Act
+                                    // the appended real tokens included
+  int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
+  double latency_ms = 0.0;          // wall time of the optimization
   // No candidate plan was finite: the action is the previous plan's next
   // one (zero without one), the plan is dropped and the context history
   // restarts from this observation, so later steps recover.
@@ -127,14 +130,19 @@ class Planner {
                                            const PlannerOptions& options,
                                            const std::string& task = "");
 
-  // Starts an episode at `observation` (o_0) and forgets the plan and the
-  // history.
+  // Starts an episode at `observation` (o_0): forgets the plan and the
+  // history, then plans step 0 from noise (the K model calls of a first
+  // plan), so that the first Act costs no model call. A controller calls it
+  // before its loop starts. Throws std::invalid_argument for a bad
+  // observation (see Act); if it throws, Act refuses to run until a Reset
+  // succeeds.
   void Reset(const Eigen::VectorXd& observation);
   // Takes the current observation and returns the action to execute now,
   // finite and within [-1, 1]. The first Act after Reset receives o_0 again
-  // (the observation given to Reset), every later one the observation that
-  // the last returned action led to: the loop is Reset(o); then a = Act(o),
-  // o = step(a), repeated.
+  // (the observation given to Reset) and returns the action Reset planned;
+  // every later one receives the observation that the last returned action
+  // led to: the loop is Reset(o); then a = Act(o), o = step(a), repeated.
+  // Later Acts are Observe(o), Optimize(), Action(): one warm step.
   // Throws std::invalid_argument for a call before Reset, a wrong size, NaN
   // or inf, an observation feature more than 1e4 standard deviations of the
   // training data from its mean, or a first Act whose observation differs
@@ -142,6 +150,30 @@ class Planner {
   // the model, the cost or memory) the planner is as it was before the call.
   // When no candidate plan is finite the step falls back (StepStats).
   Eigen::VectorXd Act(const Eigen::VectorXd& observation);
+
+  // ---- A control step in three parts, for a planning thread (AsyncPlanner)
+  // Throws std::invalid_argument for an observation Act would refuse; reads
+  // only what construction fixed, so any thread may call it.
+  void CheckObservation(const Eigen::VectorXd& observation) const;
+  // Queues the observation of the next control step, reached by
+  // `executed_action` (the action applied at the step before it; the
+  // one-argument form takes Action()). No model work. A planner that falls
+  // H steps behind drops its history and restarts it from the newest
+  // observation, as after a fallback. Throws as Act does (and for an
+  // action of the wrong size or not finite), changing nothing.
+  void Observe(const Eigen::VectorXd& observation);
+  void Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd& executed_action);
+  // Appends the queued real tokens to the context and moves the plan to the
+  // newest observed step: a warm step shifted by every queued step (one
+  // call for r = 1 however many), or a plan from noise in replan mode.
+  // Returns false, doing nothing, when no observation is queued. Strong
+  // guarantee as for Act.
+  bool Optimize();
+  // The action for the newest observed step from the current plan: its
+  // first action when the plan was made at that step, else the plan's
+  // action for the steps since (zero past its end, or without a plan).
+  // Finite and within [-1, 1]. Throws std::invalid_argument before Reset.
+  Eigen::VectorXd Action() const;
 
   const Plan& plan() const;
   const StepStats& last_step() const;
@@ -152,7 +184,8 @@ class Planner {
   // Physics steps per control step of the model's training data: Act must
   // be called at that control rate.
   int action_repeat() const;
-  // Control steps since Reset.
+  // Control steps since Reset whose observation the planner has received,
+  // the first Act's included (0 right after Reset).
   std::int64_t steps() const;
   const worldmodel::KvCache& context_cache() const;
 

@@ -6,7 +6,7 @@
 // along a rollout, and the model then reads the state from an o_t that has
 // drifted from the trajectory its changes describe. Linking rewrites o_t as
 // the previous token's observation plus d_t, so every clean generated token
-// is consistent again before later tokens attend to it (README: about half
+// is consistent again before later tokens attend to it (docs/design.md: about half
 // the pendulum's 32-step prediction error).
 #ifndef DFMPC_WORLDMODEL_OBSERVATION_CHAIN_H_
 #define DFMPC_WORLDMODEL_OBSERVATION_CHAIN_H_

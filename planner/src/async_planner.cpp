@@ -1,0 +1,195 @@
+#include "dfmpc/planner/async_planner.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "dfmpc/planner/planner.h"
+#include "planned_action.h"
+
+namespace dfmpc::planner {
+namespace {
+
+// What the control thread reads: a copy of the planner's newest plan.
+struct PublishedPlan {
+  std::int64_t step = -1;    // the control step it was made at
+  Eigen::VectorXd chosen;    // the action for that step
+  Eigen::MatrixXd actions;   // the plan's actions for it and the steps after
+};
+
+// A control step's observation and the action applied before it.
+struct Observed {
+  Eigen::VectorXd observation;
+  Eigen::VectorXd action;
+};
+
+}  // namespace
+
+class AsyncPlanner::Impl {
+ public:
+  Impl(std::unique_ptr<Planner> planner, const AsyncPlannerOptions& options)
+      : planner_(std::move(planner)), options_(options) {
+    if (!planner_) throw std::invalid_argument("AsyncPlanner: no planner given");
+    if (options.max_wait.count() < 0) {
+      throw std::invalid_argument("AsyncPlanner: max_wait must be >= 0");
+    }
+    // A planner more than H steps behind restarts its history, so the inbox
+    // rarely holds more; reserving keeps steady operation allocation-free
+    // in the queue itself.
+    inbox_.reserve(planner_->options().horizon);
+    work_items_.reserve(planner_->options().horizon);
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    work_.notify_all();
+    thread_.join();
+  }
+
+  void Reset(const Eigen::VectorXd& observation) {
+    planner_->CheckObservation(observation);
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++episode_;
+    inbox_.clear();
+    ready_ = false;
+    reset_observation_ = observation;
+    reset_requested_ = true;
+    work_.notify_one();
+    published_.wait(lock, [&] { return !reset_requested_; });
+    if (reset_error_) std::rethrow_exception(std::exchange(reset_error_, nullptr));
+    ready_ = true;
+    control_step_ = -1;
+    stats_ = AsyncStats{};
+  }
+
+  Eigen::VectorXd Step(const Eigen::VectorXd& observation) {
+    planner_->CheckObservation(observation);  // reads only what construction fixed
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!ready_) throw std::invalid_argument("AsyncPlanner: Step called before Reset");
+    const std::int64_t step = control_step_ + 1;
+    if (step == 0) {
+      if (observation != reset_observation_) {
+        throw std::invalid_argument(
+            "AsyncPlanner: the first Step after Reset must receive the observation given to "
+            "Reset");
+      }
+    } else {
+      inbox_.push_back({observation, last_action_});
+      work_.notify_one();
+    }
+    control_step_ = step;
+    published_.wait_for(lock, options_.max_wait, [&] { return plan_.step >= step; });
+    const std::int64_t age = step - plan_.step;
+    last_action_ = PlannedAction(plan_.chosen, plan_.actions, age);
+    ++stats_.steps;
+    if (age > 0) ++stats_.misses;
+    stats_.max_action_age = std::max(stats_.max_action_age, age);
+    stats_.total_action_age += age;
+    return last_action_;
+  }
+
+  AsyncStats stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_;
+  }
+
+  const Planner& planner() const { return *planner_; }
+
+ private:
+  // The planning thread: resets the planner on request, otherwise feeds it
+  // every observation that arrived and publishes the new plan.
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      work_.wait(lock, [&] { return stop_ || reset_requested_ || !inbox_.empty(); });
+      if (stop_) return;
+      const std::int64_t episode = episode_;
+      const bool reset = reset_requested_;
+      const Eigen::VectorXd reset_observation = reset ? reset_observation_ : Eigen::VectorXd();
+      work_items_.swap(inbox_);
+      lock.unlock();
+      PublishedPlan plan;
+      std::exception_ptr error;
+      std::string message;
+      try {
+        if (reset) {
+          planner_->Reset(reset_observation);
+        } else {
+          for (const Observed& item : work_items_) planner_->Observe(item.observation, item.action);
+          planner_->Optimize();
+        }
+        plan = PublishedPlan{planner_->plan().step, planner_->Action(), planner_->plan().actions};
+      } catch (const std::exception& e) {
+        error = std::current_exception();
+        message = e.what();
+      } catch (...) {
+        error = std::current_exception();
+        message = "unknown exception";
+      }
+      work_items_.clear();
+      lock.lock();
+      if (reset) {
+        reset_requested_ = false;
+        reset_error_ = error;
+      } else if (episode != episode_) {
+        continue;  // a Reset arrived meanwhile: this plan is for the old episode
+      } else if (error) {
+        ++stats_.planner_errors;
+        stats_.last_error = std::move(message);
+      }
+      if (!error) {
+        std::swap(plan_, plan);
+        ++stats_.plans;
+      }
+      published_.notify_all();
+    }
+  }
+
+  std::unique_ptr<Planner> planner_;  // used by the planning thread only, but for const reads
+  const AsyncPlannerOptions options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_;       // the planning thread waits for work
+  std::condition_variable published_;  // Step and Reset wait for a plan
+  // Guarded by mutex_:
+  bool stop_ = false;
+  bool ready_ = false;  // a Reset succeeded
+  bool reset_requested_ = false;
+  std::int64_t episode_ = 0;
+  Eigen::VectorXd reset_observation_;
+  std::vector<Observed> inbox_;
+  PublishedPlan plan_;
+  std::exception_ptr reset_error_;
+  AsyncStats stats_;
+  // Control thread only:
+  std::int64_t control_step_ = -1;
+  Eigen::VectorXd last_action_;
+  // Planning thread only:
+  std::vector<Observed> work_items_;
+
+  std::thread thread_;  // last: starts after everything it reads exists
+};
+
+AsyncPlanner::AsyncPlanner(std::unique_ptr<Planner> planner, const AsyncPlannerOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(planner), options)) {}
+AsyncPlanner::~AsyncPlanner() = default;
+void AsyncPlanner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }
+Eigen::VectorXd AsyncPlanner::Step(const Eigen::VectorXd& observation) {
+  return impl_->Step(observation);
+}
+AsyncStats AsyncPlanner::stats() const { return impl_->stats(); }
+int AsyncPlanner::observation_dim() const { return impl_->planner().observation_dim(); }
+int AsyncPlanner::action_dim() const { return impl_->planner().action_dim(); }
+int AsyncPlanner::action_repeat() const { return impl_->planner().action_repeat(); }
+
+}  // namespace dfmpc::planner
