@@ -4,12 +4,12 @@
 //
 // A program is a scheduling matrix whose row 0 holds the tokens' current
 // levels; call m moves every token whose level drops from row m to row m + 1
-// by one DDIM step. Run does this over a KV cache (DESIGN.md, "Exact KV
-// caching under the pyramid"): a call's window runs from the first
-// uncommitted token to the last moving one, tokens after it are skipped, and
-// the window's clean prefix (tokens clean when the call starts, whose keys
-// and values are then final) is committed to the cache's scratch region, so
-// no later call runs it again. The caller rolls the scratch back when done.
+// by one DDIM step. Run does this over a KV cache: a call's window runs from
+// the first uncommitted token to the last moving one, tokens after it are
+// skipped, and the window's clean prefix (tokens clean when the call
+// starts, whose keys and values are then final) is committed to the cache's
+// scratch region, so no later call runs it again. The caller rolls the
+// scratch back when done.
 //
 // Every token of a window gets the clean estimate of its own level, moving
 // or not (a clean token is its own estimate): the estimates feed guidance
@@ -73,8 +73,6 @@ class DenoiseEngine {
   // The model and schedule must outlive the engine.
   DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
                 const DenoiseOptions& options);
-
-  const DenoiseOptions& options() const { return options_; }
 
   // Applies every call of `program` to `tokens` ([N, H, d], edited in place)
   // after the context in `cache`, whose scratch region must have room for

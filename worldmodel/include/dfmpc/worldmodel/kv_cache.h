@@ -25,10 +25,11 @@
 // token's absolute position. Attention only sees position differences, so
 // the ring needs no re-rotation when it evicts. After eviction the history
 // is read at cache-relative positions, as StreamingLLM does: sinks keep
-// positions 0 .. num_sinks-1 and the ring follows them contiguously. Queries attend to the sinks rotated at their
-// cache-relative position (absolute minus evicted tokens), which gives that
-// layout without touching stored keys; distances stay below the capacity
-// plus the scratch and window however long the run.
+// positions 0 .. num_sinks-1 and the ring follows them contiguously.
+// Queries attend to the sinks rotated at their cache-relative position
+// (absolute minus evicted tokens), which gives that layout without touching
+// stored keys; distances stay below the capacity plus the scratch and window
+// however long the run.
 #ifndef DFMPC_WORLDMODEL_KV_CACHE_H_
 #define DFMPC_WORLDMODEL_KV_CACHE_H_
 
