@@ -1,35 +1,30 @@
-// Runs the model calls of one control step on a batch of candidate plans.
+// Runs the model calls of one control step on a batch of candidate plans:
+// the denoise engine (dfmpc/worldmodel/denoise_engine.h) with the planner's
+// hooks.
 //
 // Each call moves the tokens whose level drops between two rows of a
 // program (plan_schedule.h) by one DDIM step, over the context already in
-// the KV cache. As in the exact sampler, tokens that are clean when a call
-// starts have their keys and values committed to the cache's scratch region
-// and are not run again, and tokens after the last moving one are skipped.
-// The caller rolls the scratch back after the step.
-//
-// The newest real token rides along: it is prepended to the window of the
-// first call that runs (as a clean token, batch-broadcast), and its keys and
-// values are appended to the cache's persistent region right after that
-// call. One forward then serves both the context update and the plan, which
-// saves a whole forward's operator overhead per control step; the token
-// attends to exactly what it would in a forward of its own.
+// the KV cache; tokens clean when a call starts are committed to the cache's
+// scratch region, which the caller rolls back after the step. The planner
+// adds:
+//  * the newest real token, which leads the first call's window and joins
+//    the persistent context right after it: one forward serves both the
+//    context update and the plan, which saves a whole forward's operator
+//    overhead per control step; the token attends to exactly what it would
+//    in a forward of its own;
+//  * cost guidance on the window (DenoiseOptions::guidance_scale);
+//  * the clean estimates of every token a call ran, kept in the plan for
+//    scoring, guidance and plan().
 #ifndef DFMPC_PLANNER_PLAN_DENOISER_H_
 #define DFMPC_PLANNER_PLAN_DENOISER_H_
 
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
-#include <cstdint>
 #include <functional>
-#include <vector>
 
-#include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/denoise_engine.h"
 #include "dfmpc/worldmodel/scheduling_matrix.h"
-
-namespace dfmpc::worldmodel {
-class DfTransformerImpl;
-class KvCache;
-}  // namespace dfmpc::worldmodel
 
 namespace dfmpc::planner {
 
@@ -46,17 +41,8 @@ struct PlanBatch {
 // differentiable for guidance.
 using PlanCost = std::function<at::Tensor(const at::Tensor& clean_prefix)>;
 
-struct DenoiseOptions {
-  int num_levels = 8;
-  worldmodel::Prediction prediction = worldmodel::Prediction::kV;
-  double eta = 0.0;
-  double guidance_scale = 0.0;
-};
-
-struct DenoiseCounts {
-  int calls = 0;
-  std::int64_t token_forwards = 0;
-};
+using worldmodel::DenoiseCounts;
+using worldmodel::DenoiseOptions;
 
 class PlanDenoiser {
  public:
@@ -73,19 +59,7 @@ class PlanDenoiser {
                     const at::Tensor& newest_real) const;
 
  private:
-  // Model output for `window` (with the cost gradient with respect to it when
-  // guiding), keys and values to commit, and clean estimates.
-  // With `newest_real` defined it leads the window; its keys and values come
-  // back separately and every other output covers the plan tokens only.
-  struct CallOutput;
-  CallOutput Call(const at::Tensor& window, const at::Tensor& timesteps,
-                  const at::Tensor& alpha_bars, const PlanBatch& plan, int begin,
-                  worldmodel::KvCache& cache, const PlanCost& cost,
-                  const at::Tensor& newest_real) const;
-
-  worldmodel::DfTransformerImpl& model_;
-  const worldmodel::NoiseSchedule& schedule_;
-  DenoiseOptions options_;
+  worldmodel::DenoiseEngine engine_;
 };
 
 }  // namespace dfmpc::planner

@@ -45,7 +45,7 @@ TEST(KvCacheTest, RingKeepsSinksAndLastTokensLikeBruteForce) {
   const void* storage = nullptr;
   const int window = options.capacity - options.num_sinks;
   for (int64_t p = 0; p < 103; ++p) {  // about 20 wrap-arounds of the ring
-    cache.Append(Marked(options, p, 1.0), Marked(options, p, -1.0), /*level=*/0);
+    cache.Append(Marked(options, p, 1.0), Marked(options, p, -1.0));
     if (p == 0) storage = cache.Segments(0, 1)[0].keys.data_ptr();
 
     // Brute-force reference: the first `sinks` tokens plus the last `window`.
@@ -57,8 +57,9 @@ TEST(KvCacheTest, RingKeepsSinksAndLastTokensLikeBruteForce) {
     ASSERT_EQ(cache.persistent_size(), static_cast<int>(expected.size()));
     ASSERT_EQ(cache.evicted(), static_cast<int64_t>(p + 1 - expected.size()));
 
-    // Each occupied slot holds exactly the token its metadata names, and its
-    // cache-relative position is its rank among the kept tokens.
+    // Each occupied slot holds exactly the token whose position the cache
+    // gives for it, and its cache-relative position is its rank among the
+    // kept tokens.
     std::vector<at::Tensor> keys, values;
     const std::vector<CacheSegment> segments = cache.Segments(1, 1);
     for (const CacheSegment& segment : segments) {
@@ -67,12 +68,10 @@ TEST(KvCacheTest, RingKeepsSinksAndLastTokensLikeBruteForce) {
     }
     const at::Tensor all_keys = torch::cat(keys, 2), all_values = torch::cat(values, 2);
     for (int s = 0; s < cache.persistent_size(); ++s) {
-      const CacheSlot& slot = cache.slots()[s];
-      ASSERT_TRUE(slot.occupied);
-      EXPECT_EQ(all_keys[0][0][s][0].item<double>(), slot.position + 1000);
-      EXPECT_EQ(all_values[0][1][s][3].item<double>(), -(slot.position + 1000));
-      const auto rank = std::find(expected.begin(), expected.end(), slot.position) -
-                        expected.begin();
+      const int64_t position = cache.SlotPosition(s);
+      EXPECT_EQ(all_keys[0][0][s][0].item<double>(), position + 1000);
+      EXPECT_EQ(all_values[0][1][s][3].item<double>(), -(position + 1000));
+      const auto rank = std::find(expected.begin(), expected.end(), position) - expected.begin();
       EXPECT_EQ(cache.RelativePosition(s), rank);
     }
     // Once tokens were evicted, queries see the sinks shifted by that many
@@ -106,13 +105,17 @@ TEST(KvCacheTest, ScratchRollsBackWithoutTouchingHistory) {
   cache.AppendScratch(Marked(options, 2, 1), Marked(options, 2, 1));
   EXPECT_EQ(cache.scratch_size(), 2);
   EXPECT_EQ(cache.NextPosition(), 3);
-  EXPECT_EQ(cache.scratch_slots()[1].position, 2);
+  // The second scratch slot holds the token at position 2.
+  const std::vector<CacheSegment> segments = cache.Segments(0, 1);
+  ASSERT_EQ(segments.size(), 2u);
+  ASSERT_EQ(segments[1].keys.size(2), 2);
+  EXPECT_EQ(segments[1].keys[0][0][1][0].item<double>(), 2);
   EXPECT_EQ(cache.size(), 3);
   // History cannot grow under uncommitted plan tokens.
   EXPECT_THROW(cache.Append(Marked(options, 3, 1), Marked(options, 3, 1)), std::invalid_argument);
   cache.RollbackScratch();
   EXPECT_EQ(cache.scratch_size(), 0);
-  EXPECT_FALSE(cache.scratch_slots()[0].occupied);
+  EXPECT_EQ(cache.Segments(0, 1).size(), 1u);  // the history alone
   EXPECT_EQ(cache.persistent_size(), 1);
   EXPECT_EQ(cache.NextPosition(), 1);
 }

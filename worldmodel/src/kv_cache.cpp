@@ -43,8 +43,6 @@ KvCache::KvCache(const KvCacheOptions& options) : options_(options) {
   values_ = ZerosPerLayer(options, options.persistent_batch, options.capacity);
   scratch_keys_ = ZerosPerLayer(options, options.scratch_batch, options.scratch_capacity);
   scratch_values_ = ZerosPerLayer(options, options.scratch_batch, options.scratch_capacity);
-  slots_.resize(options.capacity);
-  scratch_slots_.resize(options.scratch_capacity);
 }
 
 int64_t KvCache::evicted() const {
@@ -78,8 +76,7 @@ int KvCache::PersistentSlot(int64_t p) const {
   return static_cast<int>(options_.num_sinks + (p - options_.num_sinks) % ring);
 }
 
-void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
-                     int level) {
+void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values) {
   CheckLayerTensors(keys, values, options_.persistent_batch, "Append");
   Require(keys[0].size(0) == options_.persistent_batch,
           "Append: batch must equal persistent_batch " + std::to_string(options_.persistent_batch));
@@ -100,9 +97,6 @@ void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::
       keys_[l].narrow(2, slot, run).copy_(keys[l].narrow(2, i, run));
       values_[l].narrow(2, slot, run).copy_(values[l].narrow(2, i, run));
     }
-    for (int64_t j = 0; j < run; ++j) {
-      slots_[slot + j] = CacheSlot{next_position_ + j, level, true};
-    }
     next_position_ += run;
     persistent_size_ = std::max<int>(persistent_size_, static_cast<int>(slot + run));
     i += run;
@@ -110,7 +104,7 @@ void KvCache::Append(const std::vector<at::Tensor>& keys, const std::vector<at::
 }
 
 void KvCache::AppendScratch(const std::vector<at::Tensor>& keys,
-                            const std::vector<at::Tensor>& values, int level) {
+                            const std::vector<at::Tensor>& values) {
   CheckLayerTensors(keys, values, options_.scratch_batch, "AppendScratch");
   const int64_t batch = keys[0].size(0);
   const int64_t n = keys[0].size(2);
@@ -123,20 +117,13 @@ void KvCache::AppendScratch(const std::vector<at::Tensor>& keys,
     scratch_keys_[l].narrow(0, 0, batch).narrow(2, scratch_size_, n).copy_(keys[l]);
     scratch_values_[l].narrow(0, 0, batch).narrow(2, scratch_size_, n).copy_(values[l]);
   }
-  for (int64_t i = 0; i < n; ++i) {
-    scratch_slots_[scratch_size_ + i] = CacheSlot{next_position_ + scratch_size_ + i, level, true};
-  }
   scratch_size_ += static_cast<int>(n);
 }
 
-void KvCache::RollbackScratch() {
-  std::fill(scratch_slots_.begin(), scratch_slots_.end(), CacheSlot{});
-  scratch_size_ = 0;
-}
+void KvCache::RollbackScratch() { scratch_size_ = 0; }
 
 void KvCache::Clear() {
   RollbackScratch();
-  std::fill(slots_.begin(), slots_.end(), CacheSlot{});
   persistent_size_ = 0;
   next_position_ = 0;
 }
@@ -148,7 +135,6 @@ KvCacheMark KvCache::Mark(int tokens) const {
   for (int64_t p = next_position_; p < next_position_ + tokens; ++p) {
     if (!options_.evict && p >= options_.capacity) break;  // Append would throw
     mark.slots.push_back(PersistentSlot(p));
-    mark.saved_slots.push_back(slots_[mark.slots.back()]);
   }
   if (mark.slots.empty()) return mark;
   const at::Tensor index = at::tensor(std::vector<int64_t>(mark.slots.begin(), mark.slots.end()),
@@ -172,24 +158,34 @@ void KvCache::Restore(const KvCacheMark& mark) {
       keys_[l].narrow(2, slot, 1).copy_(mark.keys[l].narrow(2, i, 1));
       values_[l].narrow(2, slot, 1).copy_(mark.values[l].narrow(2, i, 1));
     }
-    slots_[slot] = mark.saved_slots[i];
   }
   persistent_size_ = mark.persistent_size;
   next_position_ = mark.next_position;
 }
 
+int64_t KvCache::SlotPosition(int slot) const {
+  Require(slot >= 0 && slot < persistent_size_,
+          "slot " + std::to_string(slot) + " is not among the " + std::to_string(persistent_size_) +
+              " occupied ones");
+  if (evicted() == 0 || slot < options_.num_sinks) return slot;
+  // The ring holds the last `ring` positions, position p in ring slot
+  // num_sinks + (p - num_sinks) % ring (PersistentSlot).
+  const int64_t ring = options_.capacity - options_.num_sinks;
+  const int64_t oldest = next_position_ - ring;
+  const int64_t offset = slot - options_.num_sinks - (oldest - options_.num_sinks) % ring;
+  return oldest + (offset + ring) % ring;
+}
+
 std::vector<int64_t> KvCache::KeptPositions() const {
   std::vector<int64_t> kept;
-  for (const CacheSlot& slot : slots_) {
-    if (slot.occupied) kept.push_back(slot.position);
-  }
+  for (int slot = 0; slot < persistent_size_; ++slot) kept.push_back(SlotPosition(slot));
   std::sort(kept.begin(), kept.end());
   return kept;
 }
 
 int64_t KvCache::RelativePosition(int slot) const {
-  const bool sink = options_.evict && slot < options_.num_sinks;
-  return sink ? slots_[slot].position : slots_[slot].position - evicted();
+  const int64_t position = SlotPosition(slot);
+  return options_.evict && slot < options_.num_sinks ? position : position - evicted();
 }
 
 std::vector<CacheSegment> KvCache::Segments(int layer, int64_t batch) const {

@@ -5,12 +5,12 @@
 #include <c10/core/InferenceMode.h>
 #include <c10/util/StringUtil.h>
 
+#include <algorithm>
 #include <limits>
-#include <memory>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
+#include "dfmpc/worldmodel/denoise_engine.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -67,47 +67,59 @@ void CheckKnown(const KnownFeatures& known, int64_t batch, int64_t horizon, int6
   }
 }
 
-// State of one generation: the noisy tokens, the schedule, the RNG and the
-// known features (undefined tensors when there are none).
+// The known-action side input of the generated tokens ([B, H, a + 1]) for a
+// model that has one: a token's action counts as known when all its action
+// features are. Undefined without such a model or known features.
+at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* known, int64_t batch,
+                        int64_t horizon, at::Device device) {
+  const int actions = model.config().action_input_dim;
+  if (actions == 0 || known == nullptr) return at::Tensor();
+  const at::Tensor mask = known->mask.dim() == 2 ? known->mask.unsqueeze(0) : known->mask;
+  const at::Tensor flag = mask.narrow(2, 0, actions).all(2, true).to(device, at::kFloat);
+  const at::Tensor values = known->values.narrow(2, 0, actions).to(device, at::kFloat);
+  // Unknown values may be NaN (sampler.h): zero them before multiplying.
+  const at::Tensor safe = at::where(flag > 0, values, at::zeros({}, values.options()));
+  return KnownActionInput(safe, flag).expand({batch, horizon, actions + 1}).contiguous();
+}
+
+// What a generation adds to the denoise engine: the noisy tokens, the RNG,
+// the known features (undefined tensors when there are none) and the
+// observation chain, as the engine's hooks.
 class Generation {
  public:
-  Generation(const NoiseSchedule& schedule, const SampleOptions& options, int64_t batch,
-             int64_t token_dim, at::Device device, const KnownFeatures* known,
-             const at::Tensor& context)
-      : schedule_(schedule),
-        options_(options),
+  Generation(const DfTransformerImpl& model, const SampleOptions& options, int64_t batch,
+             const KnownFeatures* known, const at::Tensor& context)
+      : options_(options),
         matrix_(MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
                                      options.uncertainty)),
         generator_(at::detail::createCPUGenerator(options.seed)),
-        device_(device) {
-    tokens_ = Noise(generator_, {batch, options.horizon, token_dim}, device);
-    BuildTables();
+        device_(context.device()) {
+    tokens_ = Noise(generator_, {batch, options.horizon, context.size(2)}, device_);
     if (context.size(1) > 0) last_context_ = context.select(1, context.size(1) - 1);
     if (known != nullptr) {
-      known_mask_ = known->mask.to(device);
-      known_values_ = known->values.to(device, at::kFloat);
+      known_mask_ = known->mask.to(device_);
+      known_values_ = known->values.to(device_, at::kFloat);
+    }
+    hooks_.known_actions = KnownActions(model, known, batch, options.horizon, device_);
+    // Known features and DDIM noise are drawn for all H tokens before every
+    // call, so both cache modes consume the generator identically.
+    hooks_.before_call = [this](int, const at::Tensor& alpha_bars) {
+      ImposeKnown(alpha_bars);
+      if (options_.eta > 0.0) call_noise_ = Noise(generator_, tokens_.sizes(), device_);
+    };
+    hooks_.noise = [this](int, int begin, int count) {
+      return call_noise_.narrow(1, begin, count);
+    };
+    if (options.chain != nullptr) {
+      hooks_.after_step = [this](int row, int begin) { LinkClean(row, begin); };
     }
   }
+  Generation(const Generation&) = delete;
+  Generation& operator=(const Generation&) = delete;
 
   const SchedulingMatrix& matrix() const { return matrix_; }
-  at::Tensor& tokens() { return tokens_; }
-
-  // Timesteps of tokens [begin, begin + count) before call `row` (a view).
-  at::Tensor Timesteps(int row, int begin, int count) const {
-    return timesteps_[row].narrow(0, begin, count);
-  }
-
-  // Sets the known features of every token to their values noised to the
-  // token's level before call `row`. Draws noise for all tokens, so both
-  // cache modes consume the generator identically. No-op without known
-  // features.
-  void ImposeKnown(int row) {
-    if (!known_mask_.defined()) return;
-    const at::Tensor noise = Noise(generator_, tokens_.sizes(), device_);
-    const at::Tensor noisy =
-        NoiseSchedule::AddNoise(known_values_, noise, AlphaBars(row, 0, matrix_.horizon()));
-    tokens_.copy_(at::where(known_mask_, noisy, tokens_));
-  }
+  const at::Tensor& tokens() const { return tokens_; }
+  const DenoiseHooks& hooks() const { return hooks_; }
 
   // The tokens after the last call, with known features set to their values
   // exactly.
@@ -116,30 +128,16 @@ class Generation {
     return tokens_;
   }
 
-  // Draws this call's DDIM noise for every generated token (so both cache
-  // modes consume the generator identically); undefined when eta = 0.
-  at::Tensor CallNoise() {
-    if (options_.eta == 0.0) return at::Tensor();
-    return Noise(generator_, tokens_.sizes(), device_);
-  }
-
-  // Applies call `row` to tokens [begin, begin + count) given the model's
-  // output for them ([B, count, d]) and this call's noise.
-  void Step(int row, int begin, int count, const at::Tensor& model_out, const at::Tensor& noise) {
-    const at::Tensor safe_from = step_from_[row].narrow(0, begin, count).view({1, count, 1});
-    const at::Tensor to = AlphaBars(row + 1, begin, count);
-    const at::Tensor moving = moving_[row].narrow(0, begin, count).view({1, count, 1});
-    at::Tensor window = tokens_.narrow(1, begin, count);
-    at::Tensor x0, eps;
-    NoiseSchedule::ToX0AndEps(options_.prediction, window, model_out, safe_from, &x0, &eps);
-    const at::Tensor stepped = NoiseSchedule::DdimStep(
-        x0, eps, safe_from, to, options_.eta,
-        noise.defined() ? noise.narrow(1, begin, count) : noise);
-    window.copy_(at::where(moving, stepped, window));
-    if (options_.chain != nullptr) LinkClean(row, begin);
-  }
-
  private:
+  // Sets the known features of every token to their values noised to the
+  // tokens' `alpha_bars` ([1, H, 1]). No-op without known features.
+  void ImposeKnown(const at::Tensor& alpha_bars) {
+    if (!known_mask_.defined()) return;
+    const at::Tensor noise = Noise(generator_, tokens_.sizes(), device_);
+    const at::Tensor noisy = NoiseSchedule::AddNoise(known_values_, noise, alpha_bars);
+    tokens_.copy_(at::where(known_mask_, noisy, tokens_));
+  }
+
   // Links each token that call `row` made clean to its predecessor, in
   // token order, and relinks the clean tokens right after a changed one
   // (schedules such as the trapezoid finish later tokens first). Tokens
@@ -160,78 +158,23 @@ class Generation {
     }
   }
 
-  // Alpha-bars of tokens [begin, begin + count) at their levels in row `row`,
-  // as a float [1, count, 1] view.
-  at::Tensor AlphaBars(int row, int begin, int count) const {
-    return alpha_bars_[row].narrow(0, begin, count).view({1, count, 1});
-  }
-
-  // Timesteps, alpha-bars and moving tokens of every row, computed once so
-  // that each call only takes views.
-  void BuildTables() {
-    const int rows = matrix_.rows(), horizon = matrix_.horizon();
-    std::vector<int64_t> steps(rows * horizon);
-    std::vector<double> alpha_bars(rows * horizon);
-    std::vector<uint8_t> moving(rows * horizon, 0);
-    for (int r = 0; r < rows; ++r) {
-      for (int t = 0; t < horizon; ++t) {
-        const int i = r * horizon + t;
-        steps[i] = schedule_.LevelTimestep(matrix_.level(r, t), options_.num_levels);
-        alpha_bars[i] = schedule_.AlphaBar(steps[i]);
-        if (r + 1 < rows) moving[i] = matrix_.Changes(r, t);
-      }
-    }
-    timesteps_ = at::tensor(steps, at::kLong).view({rows, horizon}).to(device_);
-    alpha_bars_ = at::tensor(alpha_bars, at::kDouble).view({rows, horizon}).to(device_, at::kFloat);
-    moving_ = at::tensor(moving, at::kByte).view({rows, horizon}).to(device_, at::kBool);
-    // Unchanged tokens may sit at level 0, where x0/eps conversions divide
-    // by zero; their results are masked out, so they get a harmless 0.5.
-    step_from_ = at::where(moving_, alpha_bars_, at::full_like(alpha_bars_, 0.5));
-  }
-
-  const NoiseSchedule& schedule_;
   const SampleOptions& options_;
   SchedulingMatrix matrix_;
   at::Generator generator_;
   at::Device device_;
   at::Tensor tokens_;
   at::Tensor last_context_;
-  at::Tensor timesteps_;   // [rows, H] int64
-  at::Tensor alpha_bars_;  // [rows, H] float
-  at::Tensor moving_;      // [rows, H] bool: call `row` moves the token
-  at::Tensor step_from_;   // [rows, H] alpha-bar to step from (0.5 if not moving)
   at::Tensor known_mask_;    // bool, broadcastable to tokens_
   at::Tensor known_values_;  // float, broadcastable to tokens_
+  at::Tensor call_noise_;    // this call's DDIM noise of all H tokens (eta > 0)
+  DenoiseHooks hooks_;
 };
 
-// The known-action side input of the generated tokens ([B, H, a + 1]) for a
-// model that has one: a token's action counts as known when all its action
-// features are. Undefined without such a model or known features.
-at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* known,
-                        int64_t batch, int64_t horizon, at::Device device) {
-  const int actions = model.config().action_input_dim;
-  if (actions == 0 || known == nullptr) return at::Tensor();
-  const at::Tensor mask = known->mask.dim() == 2 ? known->mask.unsqueeze(0) : known->mask;
-  const at::Tensor flag = mask.narrow(2, 0, actions).all(2, true).to(device, at::kFloat);
-  const at::Tensor values = known->values.narrow(2, 0, actions).to(device, at::kFloat);
-  // Unknown values may be NaN (sampler.h): zero them before multiplying.
-  const at::Tensor safe = at::where(flag > 0, values, at::zeros({}, values.options()));
-  return KnownActionInput(safe, flag).expand({batch, horizon, actions + 1}).contiguous();
-}
-
-// Index of the last token that call `row` moves, or -1.
-int LastChanging(const SchedulingMatrix& matrix, int row) {
-  for (int t = matrix.horizon() - 1; t >= 0; --t) {
-    if (matrix.Changes(row, t)) return t;
-  }
-  return -1;
-}
-
-std::vector<at::Tensor> Prefix(const std::vector<at::Tensor>& per_layer, int64_t count) {
-  std::vector<at::Tensor> prefix;
-  prefix.reserve(per_layer.size());
-  for (const at::Tensor& t : per_layer) prefix.push_back(t.narrow(2, 0, count));
-  return prefix;
+DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
+                         const SampleOptions& options) {
+  return DenoiseEngine(model, schedule,
+                       DenoiseOptions{options.num_levels, options.prediction, options.eta,
+                                      /*guidance_scale=*/0.0});
 }
 
 // Empties a cache (which was empty before) when destroyed, unless dismissed
@@ -350,73 +293,22 @@ SampleResult Sampler::Generate(const at::Tensor& context, int64_t batch,
 SampleResult Sampler::GenerateUncached(const at::Tensor& context, int64_t batch,
                                        const SampleOptions& options,
                                        const KnownFeatures* known) const {
-  Generation gen(schedule_, options, batch, context.size(2), context.device(), known, context);
-  const SchedulingMatrix& matrix = gen.matrix();
-  const int64_t num_context = context.size(1);
-  const at::Tensor context_steps =
-      at::full({num_context}, -1, at::TensorOptions().dtype(at::kLong).device(context.device()));
-  const at::Tensor full_context = context.expand({batch, num_context, context.size(2)});
-  // Context tokens get no side input, as in the cached mode's context pass.
-  at::Tensor known_actions = KnownActions(model_, known, batch, matrix.horizon(), context.device());
-  if (known_actions.defined()) {
-    known_actions = at::cat({at::zeros({batch, num_context, known_actions.size(2)},
-                                       known_actions.options()),
-                             known_actions},
-                            1);
-  }
-  SampleStats stats;
-  for (int row = 0; row < matrix.num_calls(); ++row) {
-    gen.ImposeKnown(row);
-    const at::Tensor noise = gen.CallNoise();
-    const at::Tensor sequence = at::cat({full_context, gen.tokens()}, 1);
-    const at::Tensor steps = at::cat({context_steps, gen.Timesteps(row, 0, matrix.horizon())});
-    const at::Tensor out = model_.Forward(sequence, steps, nullptr, nullptr, known_actions);
-    gen.Step(row, 0, matrix.horizon(), out.narrow(1, num_context, matrix.horizon()), noise);
-    ++stats.calls;
-    stats.token_forwards += sequence.size(1);
-  }
-  return SampleResult{gen.FinalTokens(), stats};
+  Generation gen(model_, options, batch, known, context);
+  const DenoiseCounts counts = MakeEngine(model_, schedule_, options)
+                                   .RunUncached(gen.matrix(), gen.tokens(), context, gen.hooks());
+  return SampleResult{gen.FinalTokens(), SampleStats{counts.calls, counts.token_forwards}};
 }
 
 SampleResult Sampler::GenerateCached(const at::Tensor& context, int64_t batch,
                                      const SampleOptions& options, const KnownFeatures* known,
                                      KvCache& cache) const {
-  Generation gen(schedule_, options, batch, context.size(2), context.device(), known, context);
-  const SchedulingMatrix& matrix = gen.matrix();
-  const at::Tensor known_actions =
-      KnownActions(model_, known, batch, matrix.horizon(), context.device());
+  Generation gen(model_, options, batch, known, context);
+  const DenoiseEngine engine = MakeEngine(model_, schedule_, options);
   SampleStats stats;
-  if (context.size(1) > 0) {
-    WindowKeysValues kv;
-    const at::Tensor steps = at::full(
-        {context.size(1)}, -1, at::TensorOptions().dtype(at::kLong).device(context.device()));
-    model_.Forward(context, steps, &cache, &kv);
-    cache.Append(kv.keys, kv.values);
-    stats.token_forwards += context.size(1);
-  }
-  int committed = 0;  // generated tokens whose keys/values are in the cache
-  for (int row = 0; row < matrix.num_calls(); ++row) {
-    gen.ImposeKnown(row);
-    const at::Tensor noise = gen.CallNoise();
-    ++stats.calls;
-    const int last = LastChanging(matrix, row);
-    if (last < committed) continue;  // nothing moves in this call
-    const int count = last - committed + 1;
-    WindowKeysValues kv;
-    const at::Tensor out = model_.Forward(
-        gen.tokens().narrow(1, committed, count), gen.Timesteps(row, committed, count), &cache,
-        &kv, known_actions.defined() ? known_actions.narrow(1, committed, count) : known_actions);
-    stats.token_forwards += count;
-    gen.Step(row, committed, count, out, noise);
-    // Tokens that were already clean in this call had their final keys and
-    // values computed: commit the clean prefix of the window.
-    int clean = 0;
-    while (clean < count && matrix.level(row, committed + clean) == 0) ++clean;
-    if (clean > 0) {
-      cache.AppendScratch(Prefix(kv.keys, clean), Prefix(kv.values, clean));
-      committed += clean;
-    }
-  }
+  if (context.size(1) > 0) stats.token_forwards += engine.AppendClean(context, cache);
+  stats.token_forwards += engine.Run(gen.matrix(), gen.tokens(), cache, gen.hooks()).token_forwards;
+  // Every call counts, also those that ran nothing, as in the uncached mode.
+  stats.calls = gen.matrix().num_calls();
   cache.RollbackScratch();
   return SampleResult{gen.FinalTokens(), stats};
 }

@@ -13,15 +13,23 @@
 // attention reads them as views without copying. The persistent region may
 // have batch 1 and be broadcast over a batch of candidates.
 //
-// Positions: every slot records the absolute position of its token, and keys
-// are stored already rotated (rotary embeddings) at that position. Attention
-// only sees position differences, so the ring needs no re-rotation when it
-// evicts. After eviction the history is read at cache-relative positions, as
-// StreamingLLM does: sinks keep positions 0 .. num_sinks-1 and the ring
-// follows them contiguously. Queries attend to the sinks rotated at their
-// cache-relative position (absolute minus evicted tokens), which gives that
-// layout without touching stored keys; distances stay below the capacity
-// plus the scratch and window however long the run.
+// Bookkeeping: which slots are occupied and which token each holds follow
+// from two counters (the persistent size and the next position) and the
+// fixed sink-and-ring layout, never from tensor values. There is no per-slot
+// metadata (as llama.cpp's cells): it pays off where single slots are freed,
+// shifted or shared between sequences, but here appends only fill a prefix
+// or overwrite the ring's oldest slot, so a per-slot copy of the same facts
+// could only disagree with the counters that attention reads.
+//
+// Positions: keys are stored already rotated (rotary embeddings) at their
+// token's absolute position. Attention only sees position differences, so
+// the ring needs no re-rotation when it evicts. After eviction the history
+// is read at cache-relative positions, as StreamingLLM does: sinks keep
+// positions 0 .. num_sinks-1 and the ring follows them contiguously.
+// Queries attend to the sinks rotated at their cache-relative position
+// (absolute minus evicted tokens), which gives that layout without touching
+// stored keys; distances stay below the capacity plus the scratch and window
+// however long the run.
 #ifndef DFMPC_WORLDMODEL_KV_CACHE_H_
 #define DFMPC_WORLDMODEL_KV_CACHE_H_
 
@@ -46,13 +54,6 @@ struct KvCacheOptions {
   at::Device device = at::kCPU;
 };
 
-// Explicit per-slot metadata: occupancy is never inferred from tensor values.
-struct CacheSlot {
-  int64_t position = -1;  // absolute position of the token in its sequence
-  int level = 0;          // noise level the keys/values were computed at
-  bool occupied = false;
-};
-
 // The persistent region as it was before some appends, enough to undo them
 // (KvCache::Restore): its counters and the slots those appends may
 // overwrite, with their contents. Lets a caller that appends and then fails
@@ -61,7 +62,6 @@ struct KvCacheMark {
   int persistent_size = 0;
   int64_t next_position = 0;
   std::vector<int> slots;                // slots the next appends write
-  std::vector<CacheSlot> saved_slots;    // their metadata before
   std::vector<at::Tensor> keys, values;  // their contents before, per layer
 };
 
@@ -82,12 +82,10 @@ class KvCache {
 
   // Appends n tokens to the persistent region. keys[l] and values[l] are
   // [persistent_batch, heads, n, head_dim] for every layer l.
-  void Append(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
-              int level = 0);
+  void Append(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values);
   // Appends n tokens to the scratch region; tensors have batch scratch_batch
   // or fewer (the first rows of the region are written).
-  void AppendScratch(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values,
-                     int level = 0);
+  void AppendScratch(const std::vector<at::Tensor>& keys, const std::vector<at::Tensor>& values);
   // Drops every scratch token; the persistent region is untouched.
   void RollbackScratch();
   // Empties both regions (storage is kept).
@@ -106,11 +104,11 @@ class KvCache {
   int64_t size() const { return persistent_size_ + scratch_size_; }
   // Absolute position of the next token after both regions.
   int64_t NextPosition() const { return next_position_ + scratch_size_; }
+  // Absolute position of the token in persistent slot `slot` (in [0,
+  // persistent_size())).
+  int64_t SlotPosition(int slot) const;
   // Position of persistent slot `slot` in the cache-relative layout.
   int64_t RelativePosition(int slot) const;
-
-  const std::vector<CacheSlot>& slots() const { return slots_; }
-  const std::vector<CacheSlot>& scratch_slots() const { return scratch_slots_; }
   // Absolute positions of the persistent tokens from oldest to newest.
   std::vector<int64_t> KeptPositions() const;
 
@@ -133,7 +131,6 @@ class KvCache {
   std::vector<at::Tensor> keys_, values_;  // [Bp, h, capacity, hd]
   std::vector<at::Tensor> scratch_keys_,
       scratch_values_;  // [Bs, h, scratch, hd]
-  std::vector<CacheSlot> slots_, scratch_slots_;
   int persistent_size_ = 0;
   int scratch_size_ = 0;
   int64_t next_position_ = 0;  // absolute position of the next persistent token

@@ -1,7 +1,7 @@
 // Open-loop generation with a diffusion-forcing transformer: given S clean
 // context tokens, generate H tokens following a scheduling matrix.
 //
-// Two cache modes:
+// Two cache modes, both run by the denoise engine (denoise_engine.h):
 //  * kNone (the Diffusion Forcing reference algorithm): every call runs the
 //    model over the whole sequence, context and all generated tokens.
 //  * kExact: the context is encoded once into a KV cache; generated tokens

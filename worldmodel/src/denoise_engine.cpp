@@ -1,0 +1,252 @@
+#include "dfmpc/worldmodel/denoise_engine.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "dfmpc/worldmodel/kv_cache.h"
+#include "dfmpc/worldmodel/scheduling_matrix.h"
+#include "dfmpc/worldmodel/transformer.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+// Tokens [begin, begin + count) of row `row` of a [rows, H] table, as a
+// [1, count, 1] view that broadcasts over candidates and features.
+at::Tensor PerToken(const at::Tensor& table, int row, int begin, int count) {
+  return table[row].narrow(0, begin, count).view({1, count, 1});
+}
+
+// The first `count` tokens of every layer's keys or values, detached.
+std::vector<at::Tensor> Prefix(const std::vector<at::Tensor>& per_layer, int64_t count) {
+  std::vector<at::Tensor> prefix;
+  prefix.reserve(per_layer.size());
+  for (const at::Tensor& t : per_layer) prefix.push_back(t.narrow(2, 0, count).detach());
+  return prefix;
+}
+
+// Splits the keys or values of a window led by `count` clean tokens: returns
+// the leading tokens' (first candidate: all candidates hold the same ones)
+// and leaves the rest's views in `per_layer`.
+std::vector<at::Tensor> SplitLead(std::vector<at::Tensor>& per_layer, int64_t count) {
+  std::vector<at::Tensor> lead;
+  lead.reserve(per_layer.size());
+  for (at::Tensor& t : per_layer) {
+    lead.push_back(t.narrow(0, 0, 1).narrow(2, 0, count).detach());
+    t = t.narrow(2, count, t.size(2) - count);
+  }
+  return lead;
+}
+
+}  // namespace
+
+// Per-program tables, built once per run so that each call only takes views.
+struct DenoiseEngine::Tables {
+  Tables(const SchedulingMatrix& program, const NoiseSchedule& schedule, int num_levels,
+         at::Device device);
+
+  at::Tensor timesteps;   // [rows, H] int64: of each token's level
+  at::Tensor alpha_bars;  // [rows, H] float: of each token's level
+  // [rows, H] float: alpha-bars the x0 and eps conversions and the step start
+  // from. Clean tokens would divide by zero; they are their own estimate and
+  // do not move, so they get a harmless 0.5.
+  at::Tensor from;
+  at::Tensor clean;              // [rows, H] bool: at level 0
+  at::Tensor moving;             // [rows, H] bool: call `row` moves the token
+  std::vector<int> last_moving;  // per call: the last token it moves, or -1
+};
+
+DenoiseEngine::Tables::Tables(const SchedulingMatrix& program, const NoiseSchedule& schedule,
+                              int num_levels, at::Device device) {
+  const int rows = program.rows(), horizon = program.horizon();
+  std::vector<int64_t> steps(rows * horizon);
+  std::vector<double> alpha(rows * horizon), start(rows * horizon);
+  std::vector<uint8_t> is_clean(rows * horizon), moves(rows * horizon, 0);
+  last_moving.assign(program.num_calls(), -1);
+  for (int r = 0; r < rows; ++r) {
+    for (int t = 0; t < horizon; ++t) {
+      const int i = r * horizon + t;
+      steps[i] = schedule.LevelTimestep(program.level(r, t), num_levels);
+      alpha[i] = schedule.AlphaBar(steps[i]);
+      is_clean[i] = program.level(r, t) == 0;
+      start[i] = is_clean[i] ? 0.5 : alpha[i];
+      if (r < program.num_calls() && program.Changes(r, t)) {
+        moves[i] = 1;
+        last_moving[r] = t;
+      }
+    }
+  }
+  auto table = [&](auto& values, at::ScalarType stored, at::ScalarType type) {
+    return at::tensor(values, stored).view({rows, horizon}).to(device, type);
+  };
+  timesteps = table(steps, at::kLong, at::kLong);
+  alpha_bars = table(alpha, at::kDouble, at::kFloat);
+  from = table(start, at::kDouble, at::kFloat);
+  clean = table(is_clean, at::kByte, at::kBool);
+  moving = table(moves, at::kByte, at::kBool);
+}
+
+struct DenoiseEngine::Estimate {
+  at::Tensor x0;             // [N, count, d]: from the model's output
+  at::Tensor eps;            // [N, count, d]
+  at::Tensor clean;          // x0, or the token itself where clean; only when used
+  at::Tensor cost_gradient;  // undefined without guidance
+};
+
+DenoiseEngine::DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
+                             const DenoiseOptions& options)
+    : model_(model), schedule_(schedule), options_(options) {}
+
+void DenoiseEngine::CheckHooks(const DenoiseHooks& hooks) const {
+  if (options_.eta > 0.0 && !hooks.noise) {
+    throw std::invalid_argument("DenoiseEngine: eta > 0 needs a noise hook");
+  }
+  if (options_.guidance_scale > 0.0 && !hooks.cost) {
+    throw std::invalid_argument("DenoiseEngine: guidance needs a cost hook");
+  }
+}
+
+DenoiseEngine::Estimate DenoiseEngine::Evaluate(const Tables& tables, int row, int begin, int count,
+                                                const at::Tensor& tokens, const DenoiseHooks& hooks,
+                                                Forward forward) const {
+  const bool guide = options_.guidance_scale > 0.0;
+  const at::Tensor window = tokens.narrow(1, begin, count);
+  Estimate estimate;
+  c10::AutoGradMode grad_mode(guide);
+  const at::Tensor input = guide ? window.detach().requires_grad_(true) : window;
+  NoiseSchedule::ToX0AndEps(options_.prediction, input, forward(input),
+                            PerToken(tables.from, row, begin, count), &estimate.x0, &estimate.eps);
+  if (guide || hooks.estimates) {
+    estimate.clean = at::where(PerToken(tables.clean, row, begin, count), input, estimate.x0);
+  }
+  if (!guide) return estimate;
+  // Tokens before the window are clean and constant.
+  const at::Tensor prefix = at::cat({tokens.narrow(1, 0, begin), estimate.clean}, 1);
+  // Only the window's gradient: the model's parameters may require
+  // gradients, and their .grad must stay untouched.
+  hooks.cost(prefix).sum().backward({}, /*retain_graph=*/false, /*create_graph=*/false, {input});
+  estimate.cost_gradient = input.grad();
+  estimate.x0 = estimate.x0.detach();
+  estimate.eps = estimate.eps.detach();
+  estimate.clean = estimate.clean.detach();
+  return estimate;
+}
+
+void DenoiseEngine::Step(const Tables& tables, int row, int begin, int count,
+                         const at::Tensor& tokens, const DenoiseHooks& hooks,
+                         const Estimate& estimate) const {
+  const at::Tensor noise = options_.eta > 0.0 ? hooks.noise(row, begin, count) : at::Tensor();
+  at::Tensor stepped = NoiseSchedule::DdimStep(
+      estimate.x0, estimate.eps, PerToken(tables.from, row, begin, count),
+      PerToken(tables.alpha_bars, row + 1, begin, count), options_.eta, noise);
+  if (estimate.cost_gradient.defined()) stepped -= options_.guidance_scale * estimate.cost_gradient;
+  at::Tensor window = tokens.narrow(1, begin, count);
+  window.copy_(at::where(PerToken(tables.moving, row, begin, count), stepped, window));
+  if (hooks.estimates) hooks.estimates(begin, estimate.clean);
+  if (hooks.after_step) hooks.after_step(row, begin);
+}
+
+DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tensor& tokens,
+                                 KvCache& cache, const DenoiseHooks& hooks,
+                                 const at::Tensor& lead) const {
+  CheckHooks(hooks);
+  if (lead.defined() && hooks.known_actions.defined()) {
+    throw std::invalid_argument("DenoiseEngine: a lead token cannot take known actions");
+  }
+  const Tables tables(program, schedule_, options_.num_levels, tokens.device());
+  DenoiseCounts counts;
+  at::Tensor pending = lead;  // until it has led a call
+  int committed = 0;          // tokens whose keys and values are in the scratch region
+  for (int row = 0; row < program.num_calls(); ++row) {
+    if (hooks.before_call) {
+      hooks.before_call(row, PerToken(tables.alpha_bars, row, 0, program.horizon()));
+    }
+    const int last = tables.last_moving[row];
+    if (last < committed) continue;  // nothing moves in this call
+    const int count = last - committed + 1;
+    const at::Tensor steps = tables.timesteps[row].narrow(0, committed, count);
+    WindowKeysValues kv, lead_kv;
+    const Estimate estimate =
+        Evaluate(tables, row, committed, count, tokens, hooks, [&](const at::Tensor& input) {
+          if (!pending.defined()) {
+            const at::Tensor& known = hooks.known_actions;
+            return model_.Forward(input, steps, &cache, &kv,
+                                  known.defined() ? known.narrow(1, committed, count) : known);
+          }
+          const int64_t n = pending.size(1);
+          const at::Tensor led =
+              at::cat({pending.expand({input.size(0), n, input.size(2)}), input}, 1);
+          const at::Tensor led_steps = at::cat({at::full({n}, -1, steps.options()), steps});
+          const at::Tensor out = model_.Forward(led, led_steps, &cache, &kv).narrow(1, n, count);
+          lead_kv.keys = SplitLead(kv.keys, n);
+          lead_kv.values = SplitLead(kv.values, n);
+          return out;
+        });
+    if (pending.defined()) {
+      // Into the persistent region before any scratch commit, and after the
+      // guidance's backward pass, which reads the cache's storage.
+      cache.Append(lead_kv.keys, lead_kv.values);
+      counts.token_forwards += pending.size(1);
+      pending = at::Tensor();
+    }
+    Step(tables, row, committed, count, tokens, hooks, estimate);
+    ++counts.calls;
+    counts.token_forwards += count;
+    // Tokens clean when this call started had their final keys and values
+    // computed: commit the window's clean prefix.
+    int clean = 0;
+    while (clean < count && program.level(row, committed + clean) == 0) ++clean;
+    if (clean > 0) {
+      cache.AppendScratch(Prefix(kv.keys, clean), Prefix(kv.values, clean));
+      committed += clean;
+    }
+  }
+  if (pending.defined()) counts.token_forwards += AppendClean(pending, cache);
+  return counts;
+}
+
+DenoiseCounts DenoiseEngine::RunUncached(const SchedulingMatrix& program, const at::Tensor& tokens,
+                                         const at::Tensor& context,
+                                         const DenoiseHooks& hooks) const {
+  CheckHooks(hooks);
+  const Tables tables(program, schedule_, options_.num_levels, tokens.device());
+  const int horizon = program.horizon();
+  const int64_t num_context = context.size(1);
+  const at::Tensor full_context = context.expand({tokens.size(0), num_context, context.size(2)});
+  const at::Tensor context_steps =
+      at::full({num_context}, -1, at::TensorOptions(at::kLong).device(tokens.device()));
+  // Context tokens get no side input, as in Run's context (AppendClean).
+  at::Tensor known = hooks.known_actions;
+  if (known.defined()) {
+    known = at::cat(
+        {at::zeros({known.size(0), num_context, known.size(2)}, known.options()), known}, 1);
+  }
+  DenoiseCounts counts;
+  for (int row = 0; row < program.num_calls(); ++row) {
+    if (hooks.before_call) hooks.before_call(row, PerToken(tables.alpha_bars, row, 0, horizon));
+    const at::Tensor steps = at::cat({context_steps, tables.timesteps[row]});
+    const Estimate estimate =
+        Evaluate(tables, row, 0, horizon, tokens, hooks, [&](const at::Tensor& input) {
+          return model_.Forward(at::cat({full_context, input}, 1), steps, nullptr, nullptr, known)
+              .narrow(1, num_context, horizon);
+        });
+    Step(tables, row, 0, horizon, tokens, hooks, estimate);
+    ++counts.calls;
+    counts.token_forwards += num_context + horizon;
+  }
+  return counts;
+}
+
+int64_t DenoiseEngine::AppendClean(const at::Tensor& tokens, KvCache& cache) const {
+  at::NoGradGuard no_grad;  // the cache holds constants
+  WindowKeysValues kv;
+  const int64_t n = tokens.size(1);
+  model_.Forward(tokens, at::full({n}, -1, at::TensorOptions(at::kLong).device(tokens.device())),
+                 &cache, &kv);
+  cache.Append(kv.keys, kv.values);
+  return n;
+}
+
+}  // namespace dfmpc::worldmodel
