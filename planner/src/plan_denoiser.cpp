@@ -12,7 +12,8 @@ PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model,
 
 DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
-                                const PlanCost& cost, const at::Tensor& newest_real) const {
+                                const PlanCost& cost, const at::Tensor& real_tokens,
+                                const std::function<bool()>& finish_now) const {
   worldmodel::DenoiseHooks hooks;
   // Drawn per window, after its forward: the planner's generator advances
   // only by what the calls that run use.
@@ -27,7 +28,8 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
     plan.clean_estimate.narrow(1, begin, count).copy_(estimates);
     plan.estimated = std::max(plan.estimated, begin + count);
   };
-  return engine_.Run(program, plan.tokens, cache, hooks, newest_real);
+  hooks.finish_now = finish_now;
+  return engine_.Run(program, plan.tokens, cache, hooks, real_tokens);
 }
 
 }  // namespace dfmpc::planner

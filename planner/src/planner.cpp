@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -117,16 +118,6 @@ class StepTransaction {
   bool committed_ = false;
 };
 
-// Encodes one clean real token [1, 1, d] and appends its keys and values to
-// the history.
-void AppendRealToken(worldmodel::DfTransformerImpl& model, const at::Tensor& token,
-                     KvCache& cache) {
-  worldmodel::WindowKeysValues kv;
-  model.Forward(token, at::full({1}, -1, at::TensorOptions(at::kLong).device(token.device())),
-                &cache, &kv);
-  cache.Append(kv.keys, kv.values);
-}
-
 }  // namespace
 
 class Planner::Impl {
@@ -171,7 +162,7 @@ class Planner::Impl {
     queue_ = Queue{};
     queue_.pending.push_back({Eigen::VectorXd::Zero(action_dim()), observation});
     queue_.previous = observation;
-    Optimize();
+    Optimize(std::chrono::steady_clock::time_point::max());
     reset_ = true;
     queue_.awaiting_first_act = true;
   }
@@ -192,7 +183,7 @@ class Planner::Impl {
     const Queue saved = queue_;
     Observe(observation, Action());
     try {
-      Optimize();
+      Optimize(std::chrono::steady_clock::time_point::max());
     } catch (...) {
       queue_ = saved;
       throw;
@@ -231,7 +222,7 @@ class Planner::Impl {
     ++q.observed_step;
   }
 
-  bool Optimize() {
+  bool Optimize(std::chrono::steady_clock::time_point deadline) {
     const std::vector<RealStep>& pending = queue_.pending;
     if (pending.empty()) return false;
     const auto start = std::chrono::steady_clock::now();
@@ -246,14 +237,14 @@ class Planner::Impl {
     // the end; on an exception the transaction restores the cache and the
     // generator, so the planner is as it was.
     StepTransaction transaction(cache_, generator_, queued);
-    // Every queued real token but the newest gets a forward of its own; the
-    // newest rides in the step's first model call.
+    // Every queued real token rides in the step's first model call.
+    std::vector<at::Tensor> reals;
     const Eigen::VectorXd* previous = &queue_.previous;
-    for (int i = 0; i + 1 < queued; ++i) {
-      AppendRealToken(*checkpoint_.model, BuildReal(pending[i], *previous), cache_);
-      previous = &pending[i].observation;
+    for (const RealStep& step : pending) {
+      reals.push_back(BuildReal(step, *previous));
+      previous = &step.observation;
     }
-    const at::Tensor real = BuildReal(pending.back(), *previous);
+    const at::Tensor real = queued == 1 ? reals[0] : at::cat(reals, 1);
     const Eigen::VectorXd observation = pending.back().observation;
 
     const bool warm =
@@ -264,14 +255,20 @@ class Planner::Impl {
              : FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
                                 /*complete=*/options_.mode == PlanMode::kReplan);
     PlanBatch plan = warm ? ShiftedPlan(program, generator_, queued) : NoisePlan(generator_);
+    const bool timed = deadline != std::chrono::steady_clock::time_point::max();
     const DenoiseCounts counts = denoiser_.Run(
         program, plan, cache_, generator_,
-        [&](const at::Tensor& prefix) { return PrefixCost(prefix, observation); }, real);
+        [&](const at::Tensor& prefix) { return PrefixCost(prefix, observation); }, real,
+        timed ? std::function<bool()>([deadline] {
+          return std::chrono::steady_clock::now() >= deadline;
+        })
+              : std::function<bool()>());
     cache_.RollbackScratch();
     StepStats stats;
     stats.calls = counts.calls;
-    stats.token_forwards = counts.token_forwards + queued - 1;
+    stats.token_forwards = counts.token_forwards;
     stats.steps_caught_up = queued;
+    stats.cut_short = counts.cut_short;
 
     std::optional<Choice> choice = Choose(plan, program, observation);
     transaction.Commit();
@@ -530,9 +527,9 @@ void Planner::Observe(const Eigen::VectorXd& observation) {
 void Planner::Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd& executed_action) {
   impl_->Observe(observation, executed_action);
 }
-bool Planner::Optimize() {
+bool Planner::Optimize(std::chrono::steady_clock::time_point deadline) {
   impl_->RequireReset();
-  return impl_->Optimize();
+  return impl_->Optimize(deadline);
 }
 Eigen::VectorXd Planner::Action() const {
   impl_->RequireReset();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -121,6 +122,36 @@ TEST(PlannerSplitTest, FallingAWholePlanBehindRestartsTheHistory) {
   EXPECT_EQ(planner->context_cache().persistent_size(), 4);
   EXPECT_EQ(planner->last_step().calls, options.num_levels);  // a plan from noise
   EXPECT_EQ(planner->plan().step, options.horizon + 3);
+}
+
+TEST(PlannerSplitTest, APassedDeadlineEndsTheStepWithOneJumpCall) {
+  PlannerOptions options = Small(PlanMode::kReplan);  // K + H - 1 = 7 calls a step (u = K / H)
+  options.horizon = 4;
+  auto timed = MakePlanner(options), untimed = MakePlanner(options), late = MakePlanner(options);
+  const Eigen::Vector3d o0(1, 0, 0), o1(0.99, 0.14, 0.5);
+  for (Planner* planner : {timed.get(), untimed.get(), late.get()}) {
+    planner->Reset(o0);
+    planner->Observe(o1);
+  }
+  // A deadline that never comes changes nothing, bit for bit.
+  timed->Optimize(std::chrono::steady_clock::now() + std::chrono::hours(1));
+  untimed->Optimize();
+  EXPECT_EQ(timed->Action(), untimed->Action());
+  EXPECT_EQ(timed->plan().tokens, untimed->plan().tokens);
+  EXPECT_FALSE(timed->last_step().cut_short);
+  const int full_calls = untimed->last_step().calls;
+  EXPECT_EQ(full_calls, options.num_levels + options.horizon - 1);
+  // One already passed: the first call runs (it carries the real token),
+  // the second jumps every token to clean, and the step ends.
+  late->Optimize(std::chrono::steady_clock::now());
+  EXPECT_TRUE(late->last_step().cut_short);
+  EXPECT_EQ(late->last_step().calls, 2);
+  EXPECT_EQ(late->plan().levels, std::vector<int>(options.horizon, 0));
+  EXPECT_TRUE(late->plan().tokens.allFinite());
+  const Eigen::VectorXd action = late->Action();
+  EXPECT_TRUE(action.allFinite());
+  EXPECT_LE(action.cwiseAbs().maxCoeff(), 1.0);
+  EXPECT_EQ(late->context_cache().persistent_size(), 2);  // the history is whole
 }
 
 TEST(PlannerSplitTest, BadObservationsAndActionsChangeNothing) {

@@ -40,6 +40,26 @@ std::vector<at::Tensor> SplitLead(std::vector<at::Tensor>& per_layer, int64_t co
   return lead;
 }
 
+// The tokens whose level differs between rows `row` and `target` of
+// `program` ([H] bool on `device`) and the last of them (-1 for none).
+struct Jump {
+  at::Tensor moving;
+  int last_moving = -1;
+};
+
+Jump JumpTo(const SchedulingMatrix& program, int row, int target, at::Device device) {
+  Jump jump;
+  std::vector<uint8_t> moves(program.horizon(), 0);
+  for (int t = 0; t < program.horizon(); ++t) {
+    if (program.level(row, t) != program.level(target, t)) {
+      moves[t] = 1;
+      jump.last_moving = t;
+    }
+  }
+  jump.moving = at::tensor(moves, at::kByte).to(device, at::kBool);
+  return jump;
+}
+
 }  // namespace
 
 // Per-program tables, built once per run so that each call only takes views.
@@ -134,16 +154,16 @@ DenoiseEngine::Estimate DenoiseEngine::Evaluate(const Tables& tables, int row, i
   return estimate;
 }
 
-void DenoiseEngine::Step(const Tables& tables, int row, int begin, int count,
-                         const at::Tensor& tokens, const DenoiseHooks& hooks,
+void DenoiseEngine::Step(const Tables& tables, int row, int target, const at::Tensor& moving,
+                         int begin, int count, const at::Tensor& tokens, const DenoiseHooks& hooks,
                          const Estimate& estimate) const {
   const at::Tensor noise = options_.eta > 0.0 ? hooks.noise(row, begin, count) : at::Tensor();
   at::Tensor stepped = NoiseSchedule::DdimStep(
       estimate.x0, estimate.eps, PerToken(tables.from, row, begin, count),
-      PerToken(tables.alpha_bars, row + 1, begin, count), options_.eta, noise);
+      PerToken(tables.alpha_bars, target, begin, count), options_.eta, noise);
   if (estimate.cost_gradient.defined()) stepped -= options_.guidance_scale * estimate.cost_gradient;
   at::Tensor window = tokens.narrow(1, begin, count);
-  window.copy_(at::where(PerToken(tables.moving, row, begin, count), stepped, window));
+  window.copy_(at::where(moving, stepped, window));
   if (hooks.estimates) hooks.estimates(begin, estimate.clean);
   if (hooks.after_step) hooks.after_step(row, begin);
 }
@@ -163,8 +183,14 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
     if (hooks.before_call) {
       hooks.before_call(row, PerToken(tables.alpha_bars, row, 0, program.horizon()));
     }
-    const int last = tables.last_moving[row];
-    if (last < committed) continue;  // nothing moves in this call
+    counts.cut_short = counts.calls > 0 && hooks.finish_now && hooks.finish_now();
+    const int target = counts.cut_short ? program.rows() - 1 : row + 1;
+    const Jump jump = counts.cut_short ? JumpTo(program, row, target, tokens.device()) : Jump{};
+    const int last = counts.cut_short ? jump.last_moving : tables.last_moving[row];
+    if (last < committed) {  // nothing moves in this call
+      if (counts.cut_short) break;
+      continue;
+    }
     const int count = last - committed + 1;
     const at::Tensor steps = tables.timesteps[row].narrow(0, committed, count);
     WindowKeysValues kv, lead_kv;
@@ -191,9 +217,13 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
       counts.token_forwards += pending.size(1);
       pending = at::Tensor();
     }
-    Step(tables, row, committed, count, tokens, hooks, estimate);
+    const at::Tensor moving = counts.cut_short
+                                  ? jump.moving.narrow(0, committed, count).view({1, count, 1})
+                                  : PerToken(tables.moving, row, committed, count);
+    Step(tables, row, target, moving, committed, count, tokens, hooks, estimate);
     ++counts.calls;
     counts.token_forwards += count;
+    if (counts.cut_short) break;
     // Tokens clean when this call started had their final keys and values
     // computed: commit the window's clean prefix.
     int clean = 0;
@@ -232,7 +262,8 @@ DenoiseCounts DenoiseEngine::RunUncached(const SchedulingMatrix& program, const 
           return model_.Forward(at::cat({full_context, input}, 1), steps, nullptr, nullptr, known)
               .narrow(1, num_context, horizon);
         });
-    Step(tables, row, 0, horizon, tokens, hooks, estimate);
+    Step(tables, row, row + 1, PerToken(tables.moving, row, 0, horizon), 0, horizon, tokens, hooks,
+         estimate);
     ++counts.calls;
     counts.token_forwards += num_context + horizon;
   }

@@ -22,6 +22,7 @@
 #define DFMPC_PLANNER_PLANNER_H_
 
 #include <Eigen/Core>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -106,6 +107,7 @@ struct StepStats {
   std::int64_t token_forwards = 0;  // tokens run through the model, per candidate,
                                     // the appended real tokens included
   int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
+  bool cut_short = false;           // the deadline ended the program early (Optimize)
   double latency_ms = 0.0;          // wall time of the optimization
   // No candidate plan was finite: the action is the previous plan's next
   // one (zero without one), the plan is dropped and the context history
@@ -166,9 +168,13 @@ class Planner {
   // Appends the queued real tokens to the context and moves the plan to the
   // newest observed step: a warm step shifted by every queued step (one
   // call for r = 1 however many), or a plan from noise in replan mode.
-  // Returns false, doing nothing, when no observation is queued. Strong
-  // guarantee as for Act.
-  bool Optimize();
+  // `deadline` makes it anytime: checked before every model call after the
+  // first, once passed the next call is the last, a DDIM jump of every
+  // token to its final level (StepStats::cut_short), so a step overruns its
+  // deadline by at most one call. Returns false, doing nothing, when no
+  // observation is queued. Strong guarantee as for Act.
+  bool Optimize(std::chrono::steady_clock::time_point deadline =
+                    std::chrono::steady_clock::time_point::max());
   // The action for the newest observed step from the current plan: its
   // first action when the plan was made at that step, else the plan's
   // action for the steps since (zero past its end, or without a plan).

@@ -42,6 +42,7 @@ struct DenoiseOptions {
 struct DenoiseCounts {
   int calls = 0;                    // calls that ran the model
   std::int64_t token_forwards = 0;  // tokens run through it, per candidate
+  bool cut_short = false;           // `finish_now` ended the program with a jump
 };
 
 // What a caller adds to the loop; every member may be left empty. Token
@@ -66,6 +67,10 @@ struct DenoiseHooks {
   // Called after a call stepped its window; tokens before `begin` are clean
   // and were not touched.
   std::function<void(int row, int begin)> after_step;
+  // Run only (an anytime deadline): asked before every call after the first
+  // that ran the model; true makes that call the last, a DDIM jump of every
+  // token straight to its level in the program's last row.
+  std::function<bool()> finish_now;
 };
 
 class DenoiseEngine {
@@ -110,9 +115,11 @@ class DenoiseEngine {
   // `row`, and the guidance gradient.
   Estimate Evaluate(const Tables& tables, int row, int begin, int count, const at::Tensor& tokens,
                     const DenoiseHooks& hooks, Forward forward) const;
-  // Moves the window's moving tokens one DDIM step, then runs the hooks.
-  void Step(const Tables& tables, int row, int begin, int count, const at::Tensor& tokens,
-            const DenoiseHooks& hooks, const Estimate& estimate) const;
+  // Moves the window's tokens that `moving` ([1, count, 1] bool) marks one
+  // DDIM step to their level in row `target`, then runs the hooks.
+  void Step(const Tables& tables, int row, int target, const at::Tensor& moving, int begin,
+            int count, const at::Tensor& tokens, const DenoiseHooks& hooks,
+            const Estimate& estimate) const;
 
   DfTransformerImpl& model_;
   const NoiseSchedule& schedule_;
