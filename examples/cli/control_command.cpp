@@ -105,7 +105,7 @@ void RunControl(ControlOptions o) {
                 FormatFixed(Percentile(latencies, 99), 2), FormatFixed(calls, 2),
                 FormatFixed(forwards, 1)});
   table.AddRow({"random", FormatFixed(baseline.Return(), 1), std::to_string(baseline.length()), "-",
-                "-", "-", "-", "-", "-", "-"});
+                "-", "-", "-", "-", "-"});
   table.Print(std::cout);
   if (!planned.perturbation.IsNominal()) {
     std::printf("perturbation of the episode (both policies): %s\n",
