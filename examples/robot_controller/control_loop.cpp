@@ -48,7 +48,7 @@ LoopReport RunControlLoop(const LoopOptions& options) {
   auto robot = dfmpc::envs::MakeEnv(report.task, env_options);
 
   report.period_ms = 1000.0 / options.rate_hz;
-  report.max_wait_ms = options.max_wait_ms >= 0 ? options.max_wait_ms : report.period_ms / 2;
+  report.max_wait_ms = options.max_wait_ms >= 0 ? options.max_wait_ms : 0.75 * report.period_ms;
   dfmpc::planner::AsyncPlannerOptions async_options;
   async_options.max_wait = std::chrono::microseconds(static_cast<int64_t>(report.max_wait_ms * 1e3));
   dfmpc::planner::AsyncPlanner controller(std::move(planner), async_options);

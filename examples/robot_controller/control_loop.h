@@ -15,7 +15,7 @@ struct LoopOptions {
   std::string model;         // a dfmpc world-model file
   std::string task = "pendulum_swingup";  // the robot; the model must be for it
   double rate_hz = 50.0;     // control rate of the loop (wall clock)
-  double max_wait_ms = -1;   // how long a step may wait for its plan; < 0: half the period
+  double max_wait_ms = -1;   // how long a step may wait for its plan; < 0: 3/4 of the period
   int steps = 1000;          // control steps in all, over as many episodes as they span
   std::uint64_t seed = 0;    // first episode's seed; later ones count up
   int threads = 1;           // LibTorch threads of the planning thread

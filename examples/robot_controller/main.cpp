@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--rate", options.rate_hz, "control rate in Hz")->capture_default_str();
   app.add_option("--max-wait-ms", options.max_wait_ms,
-                 "longest wait for the fresh plan (default: half the period)");
+                 "longest wait for the fresh plan (default: 3/4 of the period)");
   app.add_option("--steps", options.steps, "control steps, over consecutive episodes")
       ->capture_default_str();
   app.add_option("--seed", options.seed, "seed of the first episode")->capture_default_str();

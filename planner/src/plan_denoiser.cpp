@@ -12,7 +12,7 @@ PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model,
 
 DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
-                                const PlanCost& cost, const at::Tensor& real_tokens,
+                                const PlanCost& cost, const at::Tensor& newest_real,
                                 const std::function<bool()>& finish_now) const {
   worldmodel::DenoiseHooks hooks;
   // Drawn per window, after its forward: the planner's generator advances
@@ -29,7 +29,7 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
     plan.estimated = std::max(plan.estimated, begin + count);
   };
   hooks.finish_now = finish_now;
-  return engine_.Run(program, plan.tokens, cache, hooks, real_tokens);
+  return engine_.Run(program, plan.tokens, cache, hooks, newest_real);
 }
 
 }  // namespace dfmpc::planner

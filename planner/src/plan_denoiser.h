@@ -7,12 +7,11 @@
 // the KV cache; tokens clean when a call starts are committed to the cache's
 // scratch region, which the caller rolls back after the step. The planner
 // adds:
-//  * the real tokens observed since the last step (one, unless the planner
-//    fell behind), which lead the first call's window and join the
-//    persistent context right after it: one forward serves both the context
-//    update and the plan, which saves a whole forward's operator overhead
-//    per control step; the tokens attend to exactly what they would in a
-//    forward of their own;
+//  * the newest real token, which leads the first call's window and joins
+//    the persistent context right after it: one forward serves both the
+//    context update and the plan, which saves a whole forward's operator
+//    overhead per control step; the token attends to exactly what it would
+//    in a forward of its own;
 //  * cost guidance on the window (DenoiseOptions::guidance_scale);
 //  * the clean estimates of every token a call ran, kept in the plan for
 //    scoring, guidance and plan().
@@ -53,14 +52,19 @@ class PlanDenoiser {
 
   // Applies every call of `program` (row 0 must hold the plan's current
   // levels). `cost` is used for guidance when its scale is positive.
-  // `real_tokens` ([1, n, d], normalized: the real tokens observed since the
-  // last step) are appended to the context first (see above); undefined for
-  // none. Their forwards are counted. `finish_now` (may be empty) is the
+  // `newest_real` ([1, 1, d], normalized) is appended to the context first
+  // (see above); undefined for none. Its forward is counted. `finish_now` (may be empty) is the
   // engine's anytime deadline (DenoiseHooks::finish_now).
   DenoiseCounts Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                     worldmodel::KvCache& cache, at::Generator& generator, const PlanCost& cost,
-                    const at::Tensor& real_tokens,
+                    const at::Tensor& newest_real,
                     const std::function<bool()>& finish_now = {}) const;
+
+  // Encodes one clean real token ([1, 1, d]) after the cache's tokens and
+  // appends it to the persistent region, as if it had led a call.
+  void AppendReal(const at::Tensor& token, worldmodel::KvCache& cache) const {
+    engine_.AppendClean(token, cache);
+  }
 
  private:
   worldmodel::DenoiseEngine engine_;

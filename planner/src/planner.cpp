@@ -237,14 +237,15 @@ class Planner::Impl {
     // the end; on an exception the transaction restores the cache and the
     // generator, so the planner is as it was.
     StepTransaction transaction(cache_, generator_, queued);
-    // Every queued real token rides in the step's first model call.
-    std::vector<at::Tensor> reals;
+    // Every queued real token but the newest gets a forward of its own, so
+    // each attends to the same window of history as in a step of its own
+    // (the ring evicts between them); the newest rides in the first call.
     const Eigen::VectorXd* previous = &queue_.previous;
-    for (const RealStep& step : pending) {
-      reals.push_back(BuildReal(step, *previous));
-      previous = &step.observation;
+    for (int i = 0; i + 1 < queued; ++i) {
+      denoiser_.AppendReal(BuildReal(pending[i], *previous), cache_);
+      previous = &pending[i].observation;
     }
-    const at::Tensor real = queued == 1 ? reals[0] : at::cat(reals, 1);
+    const at::Tensor real = BuildReal(pending.back(), *previous);
     const Eigen::VectorXd observation = pending.back().observation;
 
     const bool warm =
@@ -266,7 +267,7 @@ class Planner::Impl {
     cache_.RollbackScratch();
     StepStats stats;
     stats.calls = counts.calls;
-    stats.token_forwards = counts.token_forwards;
+    stats.token_forwards = counts.token_forwards + queued - 1;
     stats.steps_caught_up = queued;
     stats.cut_short = counts.cut_short;
 

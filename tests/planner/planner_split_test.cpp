@@ -1,5 +1,6 @@
 // The control step in three parts (Observe, Optimize, Action), the first
 // plan made at Reset, and catching up with missed control steps.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
@@ -75,30 +76,45 @@ TEST(PlannerSplitTest, ActionBetweenPlansReadsThePlanAtTheElapsedSteps) {
   EXPECT_EQ(planner->plan().step, 0);  // still the old plan
 }
 
-TEST(PlannerSplitTest, OneWarmStepCatchesUpWithEveryMissedStep) {
+TEST(PlannerSplitTest, OneWarmStepCatchesUpWithEveryMissedStepAndTheSameHistory) {
   const PlannerOptions options = Small(PlanMode::kWarm);  // H = 16, K = 4, r = 1
-  auto planner = MakePlanner(options);
-  auto env = envs::MakeEnv(kPendulum);
-  Eigen::VectorXd observation = env->Reset(1);
-  planner->Reset(observation);
-  Eigen::VectorXd action = planner->Act(observation);
+  auto twin = MakePlanner(options);  // never falls behind
+  const int capacity = twin->options().context_length - 1;
+  const int before = capacity + 5;  // the ring is full and evicting
   const int missed = 3;
-  for (int s = 0; s < missed; ++s) {
-    observation = env->Step(action).observation;
-    planner->Observe(observation, action);
-    action = planner->Action();  // the plan shifted by the elapsed steps
+  const Trajectory trajectory = Drive(*twin, before + missed, 1);
+
+  auto planner = MakePlanner(options);  // same seed: same actions up to `before`
+  planner->Reset(trajectory.observations[0]);
+  for (int s = 0; s < before; ++s) {
+    ASSERT_EQ(planner->Act(trajectory.observations[s]), trajectory.actions[s]) << "step " << s;
+  }
+  for (int s = before; s < before + missed; ++s) {
+    planner->Observe(trajectory.observations[s], trajectory.actions[s - 1]);
+    EXPECT_TRUE(planner->Action().allFinite());  // the plan shifted by the elapsed steps
   }
   ASSERT_TRUE(planner->Optimize());
   const StepStats& stats = planner->last_step();
   EXPECT_EQ(stats.steps_caught_up, missed);
   EXPECT_EQ(stats.calls, options.calls_per_step);
-  // Every real token of the missed steps is in the history: o_0 from Reset
-  // and o_1..o_3.
-  EXPECT_EQ(planner->context_cache().persistent_size(), 1 + missed);
-  EXPECT_EQ(planner->plan().step, missed);
-  EXPECT_EQ(planner->plan().levels, RestingLevels(4, 16, 0.25));
-  EXPECT_TRUE(planner->Action().allFinite());
   EXPECT_FALSE(stats.fallback);
+  EXPECT_EQ(planner->plan().step, before + missed - 1);
+  EXPECT_EQ(planner->plan().levels, RestingLevels(4, 16, 0.25));
+  // The history holds the real tokens the twin's does, encoded as the twin
+  // encoded them (the older ones in single-token forwards, as each led a
+  // call of its own there): equal to a few float ulps, since the twin's
+  // forwards carried plan tokens beside the real one.
+  const worldmodel::KvCache& got = planner->context_cache();
+  const worldmodel::KvCache& want = twin->context_cache();
+  ASSERT_EQ(got.KeptPositions(), want.KeptPositions());
+  for (int layer = 0; layer < Pendulum().info.config.depth; ++layer) {
+    const auto a = got.Segments(layer, 1), b = want.Segments(layer, 1);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_LT((a[i].keys - b[i].keys).abs().max().item<double>(), 1e-4) << "layer " << layer;
+      EXPECT_LT((a[i].values - b[i].values).abs().max().item<double>(), 1e-4) << "layer " << layer;
+    }
+  }
 }
 
 TEST(PlannerSplitTest, FallingAWholePlanBehindRestartsTheHistory) {
