@@ -26,6 +26,8 @@ void AddEpisode(dfmpc::planner::AsyncStats& totals, const dfmpc::planner::AsyncS
   totals.max_action_age = std::max(totals.max_action_age, episode.max_action_age);
   totals.total_action_age += episode.total_action_age;
   totals.plans += episode.plans;
+  totals.total_plan_ms += episode.total_plan_ms;
+  totals.max_plan_ms = std::max(totals.max_plan_ms, episode.max_plan_ms);
   totals.planner_errors += episode.planner_errors;
   if (!episode.last_error.empty()) totals.last_error = episode.last_error;
 }

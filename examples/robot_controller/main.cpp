@@ -39,8 +39,10 @@ void PrintReport(const robot_controller::LoopReport& r) {
   std::printf("deadline misses: %lld (%.2f%%), action age: mean %.3f, max %lld steps\n",
               static_cast<long long>(s.misses), 100.0 * s.misses / steps,
               s.total_action_age / steps, static_cast<long long>(s.max_action_age));
-  std::printf("plans: %lld, planner errors: %lld, loop overruns: %lld\n",
-              static_cast<long long>(s.plans), static_cast<long long>(s.planner_errors),
+  std::printf("plans: %lld (mean %.2f ms, max %.2f ms), planner errors: %lld, "
+              "loop overruns: %lld\n",
+              static_cast<long long>(s.plans), s.total_plan_ms / std::max<double>(1, s.plans),
+              s.max_plan_ms, static_cast<long long>(s.planner_errors),
               static_cast<long long>(r.overruns));
   if (!s.last_error.empty()) std::printf("last planner error: %s\n", s.last_error.c_str());
 }

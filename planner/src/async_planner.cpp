@@ -119,6 +119,7 @@ class AsyncPlanner::Impl {
       work_items_.swap(inbox_);
       lock.unlock();
       PublishedPlan plan;
+      double plan_ms = 0;
       std::exception_ptr error;
       std::string message;
       try {
@@ -129,6 +130,7 @@ class AsyncPlanner::Impl {
           planner_->Optimize();
         }
         plan = PublishedPlan{planner_->plan().step, planner_->Action(), planner_->plan().actions};
+        plan_ms = planner_->last_step().latency_ms;
       } catch (const std::exception& e) {
         error = std::current_exception();
         message = e.what();
@@ -150,6 +152,8 @@ class AsyncPlanner::Impl {
       if (!error) {
         std::swap(plan_, plan);
         ++stats_.plans;
+        stats_.total_plan_ms += plan_ms;
+        stats_.max_plan_ms = std::max(stats_.max_plan_ms, plan_ms);
       }
       published_.notify_all();
     }

@@ -51,6 +51,8 @@ TEST(AsyncPlannerTest, WithTimeToPlanItActsExactlyLikeTheSynchronousPlanner) {
   EXPECT_EQ(stats.misses, 0);
   EXPECT_EQ(stats.max_action_age, 0);
   EXPECT_EQ(stats.plans, 19);  // every step after the first
+  EXPECT_GT(stats.total_plan_ms, 0.0);
+  EXPECT_LE(stats.max_plan_ms, stats.total_plan_ms);
 }
 
 TEST(AsyncPlannerTest, ADeadlineShorterThanAModelCallStillYieldsAnActionEveryPeriod) {

@@ -41,6 +41,8 @@ struct AsyncStats {
   std::int64_t max_action_age = 0;
   std::int64_t total_action_age = 0;
   std::int64_t plans = 0;  // optimizations the planning thread finished
+  double total_plan_ms = 0;  // their wall time, summed (mean: / plans)
+  double max_plan_ms = 0;
   // Optimizations that threw (the planner keeps its state and retries with
   // the next observation; Step keeps serving the shifted plan meanwhile).
   std::int64_t planner_errors = 0;
