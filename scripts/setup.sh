@@ -13,6 +13,7 @@ PACKAGES=(
   libhdf5-dev libcli11-dev nlohmann-json3-dev libstb-dev libgif-dev
   zlib1g-dev
   gnuplot-nox
+  ffmpeg
 )
 
 missing=()
