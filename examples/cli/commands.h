@@ -23,6 +23,8 @@ void AddInfoCommand(CLI::App& app);           // dfmpc info
 void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc train
 // `command_line` is recorded in the model's notes.
 void AddTrainMlpCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-mlp
+// `command_line` is recorded in the tokenizer's notes.
+void AddTrainFramesCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-frames
 void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
 void AddControlCommand(CLI::App& app);    // dfmpc control
 void AddBenchMpcCommand(CLI::App& bench);  // dfmpc bench mpc

@@ -33,6 +33,10 @@ struct FrameTokenizerConfig {
 
   // Throws std::invalid_argument naming the first impossible field.
   void Validate() const;
+  // Throws std::invalid_argument naming the expected shape unless `frames`
+  // is uint8 [N, height, width, 3]: the check of Encode, shared with the
+  // trainer.
+  void CheckFrames(const at::Tensor& frames) const;
 };
 
 class FrameAutoencoderImpl : public torch::nn::Module {
@@ -68,6 +72,10 @@ TORCH_MODULE(FrameAutoencoder);
 
 // Converts uint8 [N, H, W, 3] frames to float [N, 3, H, W] in [0, 1].
 at::Tensor FramesToPixels(const at::Tensor& frames);
+// The inverse, rounded: float [N, 3, H, W] (clamped to [0, 1]) to uint8
+// [N, H, W, 3]. Lets the trainer turn the reconstructions it already has
+// into frames without decoding twice.
+at::Tensor PixelsToFrames(const at::Tensor& pixels);
 
 // Peak signal-to-noise ratio in dB of uint8 frames [N, H, W, 3] against
 // `reference` of the same shape, over all their pixels (peak 255); +inf when

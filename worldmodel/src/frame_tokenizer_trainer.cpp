@@ -1,0 +1,120 @@
+// Training of the frame autoencoder: pixel MSE, AdamW with cosine decay,
+// batches and validation of uint8 frames.
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/optim/adamw.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dfmpc/worldmodel/frame_tokenizer.h"
+#include "learning_rate.h"
+
+namespace dfmpc::worldmodel {
+namespace {
+
+// Frames per validation forward pass: bounds the activations' memory.
+constexpr int64_t kValidationChunk = 256;
+
+void Require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+struct Validation {
+  double loss = 0.0;  // pixel MSE
+  double psnr = 0.0;  // dB, of the uint8 reconstructions
+};
+
+// Leaves the model in training mode.
+Validation Score(FrameAutoencoderImpl& model, const at::Tensor& frames) {
+  model.eval();
+  at::NoGradGuard no_grad;
+  double squared_error = 0.0;
+  std::vector<at::Tensor> reconstructions;
+  for (int64_t first = 0; first < frames.size(0); first += kValidationChunk) {
+    const at::Tensor pixels =
+        FramesToPixels(frames.slice(0, first, std::min(frames.size(0), first + kValidationChunk)));
+    const at::Tensor reconstructed = model.Reconstruct(pixels);
+    squared_error += (reconstructed - pixels).square().sum().item<double>();
+    reconstructions.push_back(PixelsToFrames(reconstructed));
+  }
+  model.train();
+  return {squared_error / static_cast<double>(frames.numel()),
+          FramePsnr(at::cat(reconstructions), frames)};
+}
+
+void SetLearningRate(torch::optim::Optimizer& optimizer, double rate) {
+  for (auto& group : optimizer.param_groups()) {
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(rate);
+  }
+}
+
+}  // namespace
+
+void FrameTrainOptions::Validate() const {
+  Require(steps > 0, "frame training: steps must be positive, not " + std::to_string(steps));
+  Require(batch_size > 0,
+          "frame training: batch size must be positive, not " + std::to_string(batch_size));
+  Require(learning_rate > 0, "frame training: learning rate must be positive");
+  Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
+          "frame training: min learning rate ratio must be in [0, 1]");
+  Require(weight_decay >= 0, "frame training: weight decay must be >= 0");
+  Require(validate_every > 0,
+          "frame training: validate_every must be positive, not " + std::to_string(validate_every));
+}
+
+std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
+    FrameAutoencoderImpl& model, const at::Tensor& train, const at::Tensor& validation,
+    const FrameTrainOptions& options, const std::function<void(int, double)>& on_progress,
+    const std::function<void(const std::vector<FrameTrainLogRow>&)>& on_log) {
+  options.Validate();
+  for (const auto& [frames, name] :
+       {std::pair{&train, "training"}, std::pair{&validation, "validation"}}) {
+    model.config().CheckFrames(*frames);
+    Require(frames->size(0) > 0, std::string("frame training: no ") + name + " frames");
+  }
+  at::Generator generator = at::detail::createCPUGenerator(options.seed);
+  torch::optim::AdamW optimizer(
+      model.parameters(),
+      torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
+  using Clock = std::chrono::steady_clock;
+  std::vector<FrameTrainLogRow> log;
+  double loss_sum = 0.0;  // since the previous row
+  int losses = 0;
+  double train_seconds = 0.0;  // since the previous row, validation excluded
+  model.train();
+  for (int step = 1; step <= options.steps; ++step) {
+    const Clock::time_point start = Clock::now();
+    SetLearningRate(optimizer, WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0,
+                                                        options.learning_rate,
+                                                        options.min_learning_rate_ratio));
+    const at::Tensor picks = at::randint(train.size(0), {options.batch_size}, generator, at::kLong);
+    const at::Tensor pixels = FramesToPixels(train.index_select(0, picks));
+    const at::Tensor loss = at::mse_loss(model.Reconstruct(pixels), pixels);
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    loss_sum += loss.item<double>();
+    ++losses;
+    train_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    if (on_progress) on_progress(step, loss_sum / losses);
+
+    if (step % options.validate_every != 0 && step != options.steps) continue;
+    const Validation validated = Score(model, validation);
+    log.push_back({step, loss_sum / losses, validated.loss, validated.psnr,
+                   losses * options.batch_size / std::max(train_seconds, 1e-9)});
+    loss_sum = 0.0;
+    losses = 0;
+    train_seconds = 0.0;
+    if (on_log) on_log(log);
+  }
+  model.eval();
+  return log;
+}
+
+}  // namespace dfmpc::worldmodel
