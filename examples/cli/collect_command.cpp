@@ -34,6 +34,9 @@ struct CollectOptions {
   PerturbationFlags perturbation;
 };
 
+// What video models are trained on (`collect --frames` alone).
+constexpr char kDefaultFrameSize[] = "64x64";
+
 volatile std::sig_atomic_t interrupted = 0;
 void OnInterrupt(int) { interrupted = 1; }
 
@@ -135,7 +138,10 @@ void AddCollectCommand(CLI::App& app) {
       ->required()
       ->check(OutputFileInExistingDirectory());
   cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")->capture_default_str();
-  cmd->add_option("--frames", options->frames, "also store rendered frames of this size, e.g. 64x64");
+  CLI::Option* frames = cmd->add_option(
+      "--frames", options->frames,
+      "also store frames rendered from the task's fixed camera, WIDTHxHEIGHT (alone: 64x64)");
+  frames->expected(0, 1);
   cmd->add_option("--action-repeat", options->action_repeat, "physics steps per control step")
       ->capture_default_str();
   cmd->add_option("--episode-physics-steps", options->episode_physics_steps,
@@ -144,7 +150,10 @@ void AddCollectCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   AddPerturbationFlags(*cmd, options->perturbation);
-  cmd->callback([options] { RunCollect(*options); });
+  cmd->callback([options, frames] {
+    if (frames->count() > 0 && options->frames.empty()) options->frames = kDefaultFrameSize;
+    RunCollect(*options);
+  });
 }
 
 }  // namespace dfmpc::cli

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "frame_latents.h"
+
 namespace dfmpc::cli {
 namespace {
 
@@ -57,11 +59,13 @@ EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_
 }
 
 TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observation_deltas,
-                              double validation_fraction) {
+                              double validation_fraction,
+                              worldmodel::FrameAutoencoderImpl* tokenizer) {
   if (paths.empty()) throw std::invalid_argument("--data: no dataset given");
   TrainingData data;
   for (const std::string& path : paths) {
-    const envs::Dataset dataset = envs::ReadDataset(path, /*load_frames=*/false);
+    envs::Dataset dataset = envs::ReadDataset(path, /*load_frames=*/tokenizer != nullptr);
+    if (tokenizer != nullptr) dataset = LatentDataset(dataset, path, *tokenizer);
     const envs::DatasetInfo& info = dataset.info;
     if (path == paths.front()) {
       data.info = info;

@@ -10,6 +10,10 @@
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/worldmodel/tokens.h"
 
+namespace dfmpc::worldmodel {
+class FrameAutoencoderImpl;
+}  // namespace dfmpc::worldmodel
+
 namespace dfmpc::cli {
 
 // The token layout of a dataset's task: [a_{t-1}, o_t] and, with
@@ -44,11 +48,14 @@ struct TrainingData {
   EpisodeSplit split;
 };
 
-// Throws std::invalid_argument naming the files when there are none, or
-// when the datasets differ in task, observation or action size or control
-// rate (physics steps per control step), and as SplitEpisodes.
+// With a `tokenizer` the observations are the latents of the datasets'
+// frames (frame_latents.h: LatentDataset). Throws std::invalid_argument
+// naming the files when there are none, or when the datasets differ in
+// task, observation or action size or control rate (physics steps per
+// control step), as SplitEpisodes, and as LatentDataset.
 TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observation_deltas,
-                              double validation_fraction);
+                              double validation_fraction,
+                              worldmodel::FrameAutoencoderImpl* tokenizer = nullptr);
 
 // Fits the normalizer on the training episodes and normalizes both splits
 // in place with it.

@@ -7,15 +7,20 @@
 
 #include "commands.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/video_model.h"
 
 namespace dfmpc::cli {
 
 void AddInfoCommand(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("info", "Print what a model checkpoint holds");
-  cmd->add_option("model", *path, "model checkpoint file")->required();
+  cmd->add_option("model", *path, "model checkpoint file (state or video model)")->required();
   cmd->callback([path] {
-    std::cout << worldmodel::DescribeCheckpoint(worldmodel::LoadCheckpoint(*path));
+    if (worldmodel::IsVideoModelFile(*path)) {
+      std::cout << worldmodel::DescribeVideoModel(worldmodel::LoadVideoModel(*path));
+    } else {
+      std::cout << worldmodel::DescribeCheckpoint(worldmodel::LoadCheckpoint(*path));
+    }
   });
 }
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddTrainFramesCommand(app, command_line);
   dfmpc::cli::AddEvalModelCommand(app);
   dfmpc::cli::AddControlCommand(app);
+  dfmpc::cli::AddRolloutCommand(app);
   dfmpc::cli::AddInfoCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddBenchCacheCommand(*bench);
   dfmpc::cli::AddBenchRenderCommand(*bench);
   dfmpc::cli::AddBenchMpcCommand(*bench);
+  dfmpc::cli::AddBenchRolloutCommand(*bench);
 
   try {
     app.parse(argc, argv);

@@ -15,6 +15,7 @@
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/trainer.h"
+#include "dfmpc/worldmodel/video_model.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "table.h"
@@ -26,6 +27,7 @@ namespace {
 struct TrainCommandOptions {
   std::vector<std::string> data;
   std::string out;
+  std::string tokenizer;  // a frame tokenizer: train a video model
   bool resume = false;
   bool absolute_only = false;
   bool known_actions = false;
@@ -63,7 +65,14 @@ void RunTrain(TrainCommandOptions o) {
   o.trainer.prediction = worldmodel::ParsePrediction(o.prediction);
   o.trainer.Validate();
 
-  TrainingData data = LoadTrainingData(o.data, !o.absolute_only, o.validation_fraction);
+  worldmodel::FrameTokenizerCheckpoint tokenizer;
+  if (!o.tokenizer.empty()) tokenizer = worldmodel::LoadFrameTokenizer(o.tokenizer);
+  TrainingData data = LoadTrainingData(o.data, !o.absolute_only, o.validation_fraction,
+                                       tokenizer.model ? tokenizer.model.get() : nullptr);
+  if (tokenizer.model && tokenizer.info.task != data.info.task) {
+    throw std::invalid_argument("--tokenizer " + o.tokenizer + " was trained on " +
+                                tokenizer.info.task + " frames, the data is " + data.info.task);
+  }
   worldmodel::ModelInfo info;
   info.task = data.info.task;
   info.layout = data.layout;
@@ -97,7 +106,11 @@ void RunTrain(TrainCommandOptions o) {
   auto on_log = [&](const std::vector<worldmodel::TrainLogRow>& log) {
     WriteLossCsv(stem + "_loss.csv", log);
     WriteTrainingPlot(stem + "_loss.png", log);
-    worldmodel::SaveCheckpoint(o.out, info, normalizer, trainer.ema_model());
+    if (tokenizer.model) {
+      worldmodel::SaveVideoModel(o.out, info, normalizer, trainer.ema_model(), tokenizer);
+    } else {
+      worldmodel::SaveCheckpoint(o.out, info, normalizer, trainer.ema_model());
+    }
   };
   trainer.Run(stem + ".state", o.resume, on_progress, on_log);
   const auto& last = trainer.log().back();
@@ -121,6 +134,10 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--out", o->out, "model checkpoint to write (side files share its stem)")
       ->required()
       ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--tokenizer", o->tokenizer,
+                  "a frame tokenizer from `dfmpc train-frames`: train a video model on the latents "
+                  "of the datasets' frames (written with the tokenizer inside)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--resume", o->resume, "continue from <stem>.state of an interrupted run");
   cmd->add_flag("--no-observation-deltas", o->absolute_only,
                 "tokens [a_{t-1}, o_t] without the change o_t - o_{t-1}");

@@ -171,8 +171,14 @@ void RunTrainFrames(TrainFramesCommandOptions o) {
   std::snprintf(note, sizeof note, "validation loss %.5f", log.back().validation_loss);
   bar.Finish(note);
   WriteReconstructions(stem + "_reconstructions.png", *model, data.validation);
-  std::printf("held-out PSNR %.2f dB over %lld frames\n", log.back().validation_psnr,
-              static_cast<long long>(data.validation.size(0)));
+  // The mean training frame on every held-out frame: what a tokenizer that
+  // ignored the moving parts would score.
+  const at::Tensor mean_frame = worldmodel::PixelsToFrames(
+      worldmodel::MeanFramePixels(data.train).unsqueeze(0).expand(
+          {data.validation.size(0), -1, -1, -1}));
+  std::printf("held-out PSNR %.2f dB over %lld frames (the mean training frame: %.2f dB)\n",
+              log.back().validation_psnr, static_cast<long long>(data.validation.size(0)),
+              worldmodel::FramePsnr(mean_frame, data.validation));
   std::fprintf(stderr, "wrote %s, %s_loss.csv, %s_loss.png, %s_reconstructions.png\n",
                o.out.c_str(), stem.c_str(), stem.c_str(), stem.c_str());
 }
@@ -197,6 +203,9 @@ void AddTrainFramesCommand(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
   cmd->add_option("--batch", o->trainer.batch_size, "frames per step")->capture_default_str();
+  cmd->add_option("--foreground-weight", o->trainer.foreground_weight,
+                  "extra loss weight of pixels that differ from the mean frame (the moving parts)")
+      ->capture_default_str();
   cmd->add_option("--lr", o->trainer.learning_rate, "AdamW learning rate (cosine decay)")
       ->capture_default_str();
   cmd->add_option("--validate-every", o->trainer.validate_every,

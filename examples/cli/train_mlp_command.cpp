@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "dataset_tokens.h"
 #include "dfmpc/envs/dataset.h"
+#include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
 #include "output_path.h"
@@ -28,6 +29,7 @@ namespace {
 struct TrainMlpCommandOptions {
   std::vector<std::string> data;
   std::string out;
+  std::string tokenizer;  // train on the latents of the frames
   double validation_fraction = 0.1;
   int threads = 1;
   int ensemble = 0;  // 0: one MLP in a single-model file
@@ -44,7 +46,10 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
   o.trainer.Validate();
 
   // The MLP predicts the observation change itself.
-  TrainingData data = LoadTrainingData(o.data, /*observation_deltas=*/false, o.validation_fraction);
+  worldmodel::FrameTokenizerCheckpoint tokenizer;
+  if (!o.tokenizer.empty()) tokenizer = worldmodel::LoadFrameTokenizer(o.tokenizer);
+  TrainingData data = LoadTrainingData(o.data, /*observation_deltas=*/false, o.validation_fraction,
+                                       tokenizer.model ? tokenizer.model.get() : nullptr);
   worldmodel::MlpModelInfo info;
   info.task = data.info.task;
   info.config.layout = data.layout;
@@ -113,6 +118,10 @@ void AddTrainMlpCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--out", o->out, "MLP model file to write")
       ->required()
       ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--tokenizer", o->tokenizer,
+                  "a frame tokenizer from `dfmpc train-frames`: train on the latents of the "
+                  "datasets' frames (the latent baseline of `dfmpc rollout --mlp`)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
   cmd->add_option("--batch", o->trainer.batch_size, "transitions per step")->capture_default_str();
   cmd->add_option("--lr", o->trainer.learning_rate, "AdamW learning rate")->capture_default_str();

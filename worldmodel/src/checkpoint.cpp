@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "checkpoint_internal.h"
 #include "model_archive.h"
 
 namespace dfmpc::worldmodel {
@@ -13,9 +14,11 @@ constexpr const char* kFormatName = "dfmpc-model";
 
 std::string BetaName(BetaSchedule beta) { return beta == BetaSchedule::kLinear ? "linear" : "cosine"; }
 
-nlohmann::json ToJson(const ModelInfo& info) {
+}  // namespace
+
+nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format) {
   const TransformerConfig& c = info.config;
-  return {{"format", kFormatName},
+  return {{"format", format},
           {"format_version", info.format_version},
           {"library_version", info.library_version},
           {"task", info.task},
@@ -34,7 +37,7 @@ nlohmann::json ToJson(const ModelInfo& info) {
           {"notes", info.notes}};
 }
 
-ModelInfo FromJson(const nlohmann::json& j) {
+ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   ModelInfo info;
   info.format_version = j.at("format_version").get<int>();
   info.library_version = j.at("library_version").get<std::string>();
@@ -63,12 +66,9 @@ ModelInfo FromJson(const nlohmann::json& j) {
   return info;
 }
 
-}  // namespace
-
 const char* LibraryVersion() { return DFMPC_VERSION; }
 
-void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normalizer& normalizer,
-                    DfTransformerImpl& model) {
+void CheckSavable(const ModelInfo& info, const Normalizer& normalizer) {
   if (info.action_repeat < 1) {
     throw std::invalid_argument("SaveCheckpoint: action_repeat must be >= 1");
   }
@@ -82,14 +82,19 @@ void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normal
     throw std::invalid_argument("SaveCheckpoint: the known-action input must be 0 or the "
                                 "layout's action size");
   }
-  SaveModelArchive(path, ToJson(info), normalizer, model);
 }
 
-Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
-  ModelArchive opened = OpenModelArchive(path, kFormatName, "a dfmpc model file");
+void SaveCheckpoint(const std::string& path, const ModelInfo& info, const Normalizer& normalizer,
+                    DfTransformerImpl& model) {
+  CheckSavable(info, normalizer);
+  SaveModelArchive(path, ModelInfoToJson(info, kFormatName), normalizer, model);
+}
+
+Checkpoint ReadCheckpoint(ModelArchive& opened, const CheckpointExpectation& expect) {
+  const std::string& path = opened.path;
   Checkpoint checkpoint;
   try {
-    checkpoint.info = FromJson(opened.metadata);
+    checkpoint.info = ModelInfoFromJson(opened.metadata);
   } catch (const nlohmann::json::exception& e) {
     FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
   }
@@ -112,6 +117,13 @@ Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& 
   checkpoint.normalizer =
       ReadNormalizerAndWeights(opened, checkpoint.info.config.token_dim, *checkpoint.model);
   return checkpoint;
+}
+
+Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
+  ModelArchive opened =
+      OpenModelArchive(path, kFormatName, "a dfmpc model file",
+                       "a video model (dfmpc-video-model) is for `dfmpc rollout`, not planning");
+  return ReadCheckpoint(opened, expect);
 }
 
 std::string DescribeCheckpoint(const Checkpoint& checkpoint) {

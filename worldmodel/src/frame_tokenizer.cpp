@@ -143,6 +143,18 @@ at::Tensor FramesToPixels(const at::Tensor& frames) {
   return frames.permute({0, 3, 1, 2}).to(at::kFloat).div_(255.0);
 }
 
+at::Tensor MeanFramePixels(const at::Tensor& frames) {
+  Require(frames.scalar_type() == at::kByte && frames.dim() == 4 && frames.size(0) > 0 &&
+              frames.size(3) == 3,
+          "MeanFramePixels: frames must be uint8 [N > 0, H, W, 3], got " + Describe(frames));
+  // Summed in double over the byte values: exact, and no float copy of all frames.
+  return frames.sum(0, /*keepdim=*/false, at::kDouble)
+      .div(255.0 * static_cast<double>(frames.size(0)))
+      .permute({2, 0, 1})
+      .to(at::kFloat)
+      .contiguous();
+}
+
 at::Tensor PixelsToFrames(const at::Tensor& pixels) {
   Require(pixels.dim() == 4 && pixels.size(1) == 3,
           "PixelsToFrames: pixels must be [N, 3, H, W], got " + Describe(pixels));

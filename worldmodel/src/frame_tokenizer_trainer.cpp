@@ -20,6 +20,9 @@ namespace {
 
 // Frames per validation forward pass: bounds the activations' memory.
 constexpr int64_t kValidationChunk = 256;
+// A pixel belongs to the foreground when some channel differs from the mean
+// frame by more than this (pixels in [0, 1]).
+constexpr double kForegroundThreshold = 0.1;
 
 void Require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -64,6 +67,7 @@ void FrameTrainOptions::Validate() const {
   Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
           "frame training: min learning rate ratio must be in [0, 1]");
   Require(weight_decay >= 0, "frame training: weight decay must be >= 0");
+  Require(foreground_weight >= 0, "frame training: foreground weight must be >= 0");
   Require(validate_every > 0,
           "frame training: validate_every must be positive, not " + std::to_string(validate_every));
 }
@@ -79,6 +83,7 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
     Require(frames->size(0) > 0, std::string("frame training: no ") + name + " frames");
   }
   at::Generator generator = at::detail::createCPUGenerator(options.seed);
+  const at::Tensor mean_frame = MeanFramePixels(train).unsqueeze(0);
   torch::optim::AdamW optimizer(
       model.parameters(),
       torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
@@ -95,7 +100,11 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
                                                         options.min_learning_rate_ratio));
     const at::Tensor picks = at::randint(train.size(0), {options.batch_size}, generator, at::kLong);
     const at::Tensor pixels = FramesToPixels(train.index_select(0, picks));
-    const at::Tensor loss = at::mse_loss(model.Reconstruct(pixels), pixels);
+    const at::Tensor foreground =
+        (pixels - mean_frame).abs().amax(1, /*keepdim=*/true).gt(kForegroundThreshold);
+    const at::Tensor weight = 1.0 + options.foreground_weight * foreground.to(at::kFloat);
+    const at::Tensor loss =
+        (weight * (model.Reconstruct(pixels) - pixels).square()).mean() / weight.mean();
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();

@@ -80,7 +80,8 @@ void FailCheckpoint(const std::string& path, const std::string& why) {
 }
 
 void SaveModelArchive(const std::string& path, nlohmann::json metadata,
-                      const Normalizer& normalizer, torch::nn::Module& model) {
+                      const Normalizer& normalizer, torch::nn::Module& model,
+                      const NamedModules& extra) {
   metadata["library_version"] = LibraryVersion();
   torch::serialize::OutputArchive archive;
   archive.write("metadata", c10::IValue(metadata.dump()));
@@ -89,6 +90,11 @@ void SaveModelArchive(const std::string& path, nlohmann::json metadata,
   torch::serialize::OutputArchive weights;
   model.save(weights);
   archive.write("model", weights);
+  for (const auto& [name, module] : extra) {
+    torch::serialize::OutputArchive extra_weights;
+    module->save(extra_weights);
+    archive.write(name, extra_weights);
+  }
   // Saved through a stream, the archive's records carry no file name.
   std::ostringstream bytes;
   archive.save_to(bytes);
@@ -96,7 +102,7 @@ void SaveModelArchive(const std::string& path, nlohmann::json metadata,
 }
 
 ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
-                              const std::string& description) {
+                              const std::string& description, const std::string& hint) {
   const std::string file = ReadFile(path);
   const std::string_view archive = VerifiedArchive(path, file);
   ModelArchive opened{path, {}, {}};
@@ -113,7 +119,8 @@ ModelArchive OpenModelArchive(const std::string& path, const std::string& format
     opened.metadata = nlohmann::json::parse(metadata.toStringRef());
     const std::string found = opened.metadata.value("format", "");
     if (found != format) {
-      FailCheckpoint(path, "not " + description + " (format '" + found + "')");
+      FailCheckpoint(path, "not " + description + " (format '" + found + "')" +
+                               (hint.empty() ? "" : "; " + hint));
     }
     const int version = opened.metadata.at("format_version").get<int>();
     if (version != kCheckpointFormatVersion) {
@@ -149,16 +156,25 @@ Normalizer ReadNormalizerAndWeights(ModelArchive& opened, int token_dim,
       FailCheckpoint(opened.path, "normalizer has " + std::to_string(normalizer.dim()) +
                                       " features, the model " + std::to_string(token_dim));
     }
-    torch::serialize::InputArchive weights;
-    opened.archive.read("model", weights);
-    model.load(weights);
-    model.eval();
+    ReadModuleWeights(opened, "model", model);
     return normalizer;
   } catch (const c10::Error& e) {
     FailCheckpoint(opened.path, std::string("weights do not match the stored config: ") +
                                     e.what_without_backtrace());
   } catch (const std::invalid_argument& e) {
     FailCheckpoint(opened.path, e.what());
+  }
+}
+
+void ReadModuleWeights(ModelArchive& opened, const std::string& name, torch::nn::Module& module) {
+  try {
+    torch::serialize::InputArchive weights;
+    opened.archive.read(name, weights);
+    module.load(weights);
+    module.eval();
+  } catch (const c10::Error& e) {
+    FailCheckpoint(opened.path, "weights of '" + name + "' do not match the stored config: " +
+                                    e.what_without_backtrace());
   }
 }
 

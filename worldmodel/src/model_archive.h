@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/tokens.h"
@@ -22,10 +24,14 @@ namespace dfmpc::worldmodel {
 // archive followed by a trailer with its size and a CRC-32 of the file.
 std::string WithChecksum(std::string archive);
 
+// Modules stored beside the main one, each under its own record name.
+using NamedModules = std::vector<std::pair<std::string, torch::nn::Module*>>;
+
 // `metadata` must hold "format" and "format_version"; "library_version" is
-// stamped here.
+// stamped here. `model` is stored as the record "model".
 void SaveModelArchive(const std::string& path, nlohmann::json metadata,
-                      const Normalizer& normalizer, torch::nn::Module& model);
+                      const Normalizer& normalizer, torch::nn::Module& model,
+                      const NamedModules& extra = {});
 
 // An opened archive whose metadata names `format` at the supported version.
 struct ModelArchive {
@@ -37,9 +43,10 @@ struct ModelArchive {
 // Verifies the checksum before anything is parsed. Throws (via
 // FailCheckpoint) for a missing, corrupt, truncated or foreign file, another
 // format or format version. `description` names the expected kind in errors,
-// with its article ("a dfmpc model file").
+// with its article ("a dfmpc model file"); `hint` (may be empty) follows
+// the message for a file of another format.
 ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
-                              const std::string& description);
+                              const std::string& description, const std::string& hint = "");
 
 // Checks the task and token dimension against `expect` (empty / 0: unchecked).
 void CheckExpectation(const std::string& path, const std::string& task, int token_dim,
@@ -48,6 +55,9 @@ void CheckExpectation(const std::string& path, const std::string& task, int toke
 // Reads the normalizer (of dimension token_dim) and the weights into `model`.
 Normalizer ReadNormalizerAndWeights(ModelArchive& opened, int token_dim,
                                     torch::nn::Module& model);
+
+// Reads the weights of record `name` into `module` and puts it in eval mode.
+void ReadModuleWeights(ModelArchive& opened, const std::string& name, torch::nn::Module& module);
 
 }  // namespace dfmpc::worldmodel
 

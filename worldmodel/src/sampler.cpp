@@ -1,7 +1,6 @@
 #include "dfmpc/worldmodel/sampler.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/StringUtil.h>
 
@@ -14,15 +13,10 @@
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/transformer.h"
+#include "generation.h"
 
 namespace dfmpc::worldmodel {
 namespace {
-
-// Draws standard normal noise on the CPU (so a seed gives the same numbers
-// on every device) and moves it to `device`.
-at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device device) {
-  return at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)).to(device);
-}
 
 std::string ShapeName(const at::Tensor& tensor) {
   return tensor.defined() ? c10::str(tensor.sizes()) : "none";
@@ -65,116 +59,6 @@ void CheckKnown(const KnownFeatures& known, int64_t batch, int64_t horizon, int6
   if (!at::isfinite(known.values).logical_or(mask.logical_not()).all().item<bool>()) {
     throw std::invalid_argument("Sampler: known values contain NaN or infinite values");
   }
-}
-
-// The known-action side input of the generated tokens ([B, H, a + 1]) for a
-// model that has one: a token's action counts as known when all its action
-// features are. Undefined without such a model or known features.
-at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* known, int64_t batch,
-                        int64_t horizon, at::Device device) {
-  const int actions = model.config().action_input_dim;
-  if (actions == 0 || known == nullptr) return at::Tensor();
-  const at::Tensor mask = known->mask.dim() == 2 ? known->mask.unsqueeze(0) : known->mask;
-  const at::Tensor flag = mask.narrow(2, 0, actions).all(2, true).to(device, at::kFloat);
-  const at::Tensor values = known->values.narrow(2, 0, actions).to(device, at::kFloat);
-  // Unknown values may be NaN (sampler.h): zero them before multiplying.
-  const at::Tensor safe = at::where(flag > 0, values, at::zeros({}, values.options()));
-  return KnownActionInput(safe, flag).expand({batch, horizon, actions + 1}).contiguous();
-}
-
-// What a generation adds to the denoise engine: the noisy tokens, the RNG,
-// the known features (undefined tensors when there are none) and the
-// observation chain, as the engine's hooks.
-class Generation {
- public:
-  Generation(const DfTransformerImpl& model, const SampleOptions& options, int64_t batch,
-             const KnownFeatures* known, const at::Tensor& context)
-      : options_(options),
-        matrix_(MakeSchedulingMatrix(options.schedule, options.num_levels, options.horizon,
-                                     options.uncertainty)),
-        generator_(at::detail::createCPUGenerator(options.seed)),
-        device_(context.device()) {
-    tokens_ = Noise(generator_, {batch, options.horizon, context.size(2)}, device_);
-    if (context.size(1) > 0) last_context_ = context.select(1, context.size(1) - 1);
-    if (known != nullptr) {
-      known_mask_ = known->mask.to(device_);
-      known_values_ = known->values.to(device_, at::kFloat);
-    }
-    hooks_.known_actions = KnownActions(model, known, batch, options.horizon, device_);
-    // Known features and DDIM noise are drawn for all H tokens before every
-    // call, so both cache modes consume the generator identically.
-    hooks_.before_call = [this](int, const at::Tensor& alpha_bars) {
-      ImposeKnown(alpha_bars);
-      if (options_.eta > 0.0) call_noise_ = Noise(generator_, tokens_.sizes(), device_);
-    };
-    hooks_.noise = [this](int, int begin, int count) {
-      return call_noise_.narrow(1, begin, count);
-    };
-    if (options.chain != nullptr) {
-      hooks_.after_step = [this](int row, int begin) { LinkClean(row, begin); };
-    }
-  }
-  Generation(const Generation&) = delete;
-  Generation& operator=(const Generation&) = delete;
-
-  const SchedulingMatrix& matrix() const { return matrix_; }
-  const at::Tensor& tokens() const { return tokens_; }
-  const DenoiseHooks& hooks() const { return hooks_; }
-
-  // The tokens after the last call, with known features set to their values
-  // exactly.
-  const at::Tensor& FinalTokens() {
-    if (known_mask_.defined()) tokens_.copy_(at::where(known_mask_, known_values_, tokens_));
-    return tokens_;
-  }
-
- private:
-  // Sets the known features of every token to their values noised to the
-  // tokens' `alpha_bars` ([1, H, 1]). No-op without known features.
-  void ImposeKnown(const at::Tensor& alpha_bars) {
-    if (!known_mask_.defined()) return;
-    const at::Tensor noise = Noise(generator_, tokens_.sizes(), device_);
-    const at::Tensor noisy = NoiseSchedule::AddNoise(known_values_, noise, alpha_bars);
-    tokens_.copy_(at::where(known_mask_, noisy, tokens_));
-  }
-
-  // Links each token that call `row` made clean to its predecessor, in
-  // token order, and relinks the clean tokens right after a changed one
-  // (schedules such as the trapezoid finish later tokens first). Tokens
-  // before `begin` are clean and unchanged.
-  void LinkClean(int row, int begin) {
-    bool previous_changed = false;
-    for (int t = begin; t < matrix_.horizon(); ++t) {
-      if (matrix_.level(row + 1, t) != 0) {
-        previous_changed = false;
-        continue;
-      }
-      const bool changed = previous_changed || matrix_.Changes(row, t);
-      if (changed && (t > 0 || last_context_.defined())) {
-        const at::Tensor previous = t == 0 ? last_context_ : tokens_.select(1, t - 1);
-        options_.chain->Link(previous, tokens_.select(1, t));
-      }
-      previous_changed = changed;
-    }
-  }
-
-  const SampleOptions& options_;
-  SchedulingMatrix matrix_;
-  at::Generator generator_;
-  at::Device device_;
-  at::Tensor tokens_;
-  at::Tensor last_context_;
-  at::Tensor known_mask_;    // bool, broadcastable to tokens_
-  at::Tensor known_values_;  // float, broadcastable to tokens_
-  at::Tensor call_noise_;    // this call's DDIM noise of all H tokens (eta > 0)
-  DenoiseHooks hooks_;
-};
-
-DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
-                         const SampleOptions& options) {
-  return DenoiseEngine(model, schedule,
-                       DenoiseOptions{options.num_levels, options.prediction, options.eta,
-                                      /*guidance_scale=*/0.0});
 }
 
 // Empties a cache (which was empty before) when destroyed, unless dismissed

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Reproduces the shipped video world models from nothing: collects episodes
+# with 64x64 frames, trains the frame tokenizer, the diffusion-forcing
+# transformer over its latents (one file, TASK_video.pt) and the latent MLP
+# baseline (TASK_video_mlp.pt), then measures open-loop prediction on
+# held-out episodes. Outputs go to $DFMPC_MODELS_DIR (default:
+# out/video_models); copy TASK_video.pt to examples/models/ to ship it.
+# Usage: scripts/train_video_models.sh [TASK ...]
+#   (default: pendulum_swingup cartpole_swingup)
+# DFMPC_EPISODES, DFMPC_FRAME_STEPS and DFMPC_STEPS shrink a trial run
+# (defaults 30, 3000 and 4000).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${DFMPC_BUILD_DIR:-$root/build}
+out=${DFMPC_MODELS_DIR:-$root/out/video_models}
+dfmpc="$build_dir/examples/dfmpc"
+
+bash "$root/scripts/build.sh"
+mkdir -p "$out"
+episodes=${DFMPC_EPISODES:-30}
+frame_steps=${DFMPC_FRAME_STEPS:-3000}
+steps=${DFMPC_STEPS:-4000}
+tasks=("$@")
+[ ${#tasks[@]} -gt 0 ] || tasks=(pendulum_swingup cartpole_swingup)
+
+for task in "${tasks[@]}"; do
+  start=$(date +%s)
+  # The state models' control rates (train_default_models.sh says why).
+  case "$task" in
+    cartpole_*) action_repeat=4 ;;
+    *) action_repeat=1 ;;
+  esac
+  echo "== $task: collecting $episodes mixed-policy episodes with 64x64 frames"
+  "$dfmpc" collect --task "$task" --policy mixed --episodes "$episodes" --seed 1 \
+    --action-repeat "$action_repeat" --episode-physics-steps $((1000 * action_repeat)) \
+    --frames 64x64 --threads "$(nproc)" --out "$out/${task}_frames.h5"
+  echo "== $task: training the frame tokenizer"
+  "$dfmpc" train-frames --data "$out/${task}_frames.h5" --out "$out/${task}_tokenizer.pt" \
+    --latent 16 --channels 16 --steps "$frame_steps" --batch 64 --seed 0 --threads 1
+  echo "== $task: training the diffusion-forcing transformer over the latents"
+  "$dfmpc" train --data "$out/${task}_frames.h5" --tokenizer "$out/${task}_tokenizer.pt" \
+    --out "$out/${task}_video.pt" --known-actions --steps "$steps" --batch 32 --window 32 \
+    --width 96 --depth 4 --heads 4 --prediction v --seed 0 --threads 1
+  echo "== $task: training the latent MLP baseline"
+  "$dfmpc" train-mlp --data "$out/${task}_frames.h5" --tokenizer "$out/${task}_tokenizer.pt" \
+    --out "$out/${task}_video_mlp.pt" --steps $((steps / 2)) --seed 0
+  echo "== $task: built in $(( $(date +%s) - start )) s; open-loop prediction on 10 held-out episodes:"
+  "$dfmpc" rollout --task "$task" --model "$out/${task}_video.pt" --mlp "$out/${task}_video_mlp.pt" \
+    --episodes 10 --seed 100 --context 16 --horizon 256 --out "$out/${task}_rollout"
+done
