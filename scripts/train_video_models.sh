@@ -36,7 +36,7 @@ for task in "${tasks[@]}"; do
     --frames 64x64 --threads "$(nproc)" --out "$out/${task}_frames.h5"
   echo "== $task: training the frame tokenizer"
   "$dfmpc" train-frames --data "$out/${task}_frames.h5" --out "$out/${task}_tokenizer.pt" \
-    --latent 16 --channels 16 --steps "$frame_steps" --batch 64 --seed 0 --threads 1
+    --latent 8 --channels 16 --steps "$frame_steps" --batch 64 --seed 0 --threads 1
   echo "== $task: training the diffusion-forcing transformer over the latents"
   "$dfmpc" train --data "$out/${task}_frames.h5" --tokenizer "$out/${task}_tokenizer.pt" \
     --out "$out/${task}_video.pt" --known-actions --steps "$steps" --batch 32 --window 32 \
@@ -44,7 +44,16 @@ for task in "${tasks[@]}"; do
   echo "== $task: training the latent MLP baseline"
   "$dfmpc" train-mlp --data "$out/${task}_frames.h5" --tokenizer "$out/${task}_tokenizer.pt" \
     --out "$out/${task}_video_mlp.pt" --steps $((steps / 2)) --seed 0
-  echo "== $task: built in $(( $(date +%s) - start )) s; open-loop prediction on 10 held-out episodes:"
+  echo "== $task: built in $(( $(date +%s) - start )) s"
+  # Held-out episodes: collect seeded the data's episodes 1000003 + i.
+  echo "== $task: open-loop prediction on 10 held-out episodes"
   "$dfmpc" rollout --task "$task" --model "$out/${task}_video.pt" --mlp "$out/${task}_video_mlp.pt" \
     --episodes 10 --seed 100 --context 16 --horizon 256 --out "$out/${task}_rollout"
+  echo "== $task: 1000-frame rollouts against the data manifold"
+  "$dfmpc" rollout --task "$task" --model "$out/${task}_video.pt" --episodes 3 --seed 200 \
+    --context 16 --horizon 1000 --manifold-data "$out/${task}_frames.h5" \
+    --out "$out/${task}_long_rollout"
+  echo "== $task: rollout speed, no cache against the exact cache"
+  "$dfmpc" bench rollout --task "$task" --model "$out/${task}_video.pt" \
+    --csv "$out/${task}_bench_rollout.csv"
 done

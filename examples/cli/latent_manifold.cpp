@@ -29,7 +29,10 @@ LatentManifold::LatentManifold(const std::string& path, worldmodel::VideoModel& 
   c10::InferenceMode inference;
   const at::Tensor latents = EncodeDatasetFrames(data, 0, data.num_steps(), tokenizer);
   mean_ = latents.mean(0);
-  scale_ = latents.std(0).clamp_min(1e-6);
+  // One scale for all features (their RMS standard deviation): features the
+  // data barely moves must not turn tiny generation noise into huge
+  // distances, as per-feature scales would.
+  scale_ = latents.var(0).mean().sqrt().clamp_min(1e-6);
   bank_ = (latents - mean_) / scale_;
 }
 
@@ -76,7 +79,7 @@ void LatentManifold::Write(const std::string& csv, const std::string& png,
   }
   table.WriteCsv(csv);
   plot::WritePlotPng(png, {{title + ": distance to the nearest real latent",
-                            "steps after the context", "distance (feature stds)", false,
+                            "steps after the context", "distance (RMS feature stds)", false,
                             {model, real}}});
 }
 

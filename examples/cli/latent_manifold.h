@@ -2,8 +2,8 @@
 // the distance to its nearest latent among a dataset's frames, beside the
 // same distance for the real frames at that step (held-out frames are not
 // in the dataset either, so theirs is the figure to compare with).
-// Distances are in units of each latent feature's standard deviation over
-// the dataset.
+// Distances are in units of the latent features' RMS standard deviation
+// over the dataset.
 #ifndef DFMPC_EXAMPLES_CLI_LATENT_MANIFOLD_H_
 #define DFMPC_EXAMPLES_CLI_LATENT_MANIFOLD_H_
 
@@ -38,7 +38,7 @@ class LatentManifold {
   at::Tensor NearestDistances(const at::Tensor& latents) const;
 
   at::Tensor bank_;  // [N, latent], standardized
-  at::Tensor mean_, scale_;
+  at::Tensor mean_, scale_;  // [latent] and a scalar
   std::vector<double> generated_sum_, real_sum_;
   int rollouts_ = 0;
 };
