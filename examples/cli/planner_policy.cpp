@@ -11,8 +11,9 @@ namespace dfmpc::cli {
 
 planner::PlannerOptions PlannerFlags::Resolve(const std::string& task) const {
   planner::PlannerOptions resolved = options;
-  resolved.renoise_levels =
-      renoise_levels.value_or(planner::TunedPlannerOptions(task).renoise_levels);
+  const planner::PlannerOptions tuned = planner::TunedPlannerOptions(task);
+  resolved.horizon = horizon.value_or(tuned.horizon);
+  resolved.renoise_levels = renoise_levels.value_or(tuned.renoise_levels);
   resolved.mode = planner::ParsePlanMode(mode);
   resolved.selection = planner::ParseSelection(selection);
   return resolved;
@@ -30,7 +31,9 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   cmd.add_option("--mode", flags.mode, "warm (plan cache reused) or replan (from noise)")
       ->check(CLI::IsMember({"warm", "replan"}))
       ->capture_default_str();
-  cmd.add_option("--horizon", o.horizon, "plan tokens H")->capture_default_str();
+  cmd.add_option("--horizon", flags.horizon,
+                 "plan tokens H (default: the task's tuned value: 16 for pendulum_swingup_novel, "
+                 "32 otherwise)");
   cmd.add_option("--levels", o.num_levels, "sampling levels K")->capture_default_str();
   cmd.add_option("--uncertainty", o.uncertainty, "pyramid u (0: K / H)")->capture_default_str();
   cmd.add_option("--calls", o.calls_per_step, "calls per control step r (warm)")

@@ -23,6 +23,7 @@ struct PlannerFlags {
   std::string mode = "warm";
   std::string selection = "best";
   planner::PlannerOptions options;
+  std::optional<int> horizon;         // unset: the task's tuned value
   std::optional<int> renoise_levels;  // unset: the task's tuned value
 
   // `options` for `task`: parses mode and selection (std::invalid_argument

@@ -34,6 +34,7 @@ std::string SelectionName(Selection selection) {
 PlannerOptions TunedPlannerOptions(const std::string& task) {
   PlannerOptions options;
   if (task == "cartpole_swingup" || task == "cartpole_balance") options.renoise_levels = 8;
+  if (task == "pendulum_swingup_novel") options.horizon = 16;
   return options;
 }
 
