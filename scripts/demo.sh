@@ -8,6 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${DFMPC_BUILD_DIR:-$root/build}
 
-bash "$root/scripts/build.sh"
+# Only what the demo runs: the dfmpc tool (the tests build in scripts/test.sh).
+DFMPC_BUILD_TARGETS=dfmpc bash "$root/scripts/build.sh"
 "$build_dir/examples/dfmpc" control --task pendulum_swingup \
   --model "$root/examples/models/pendulum_swingup.pt" --out "$root/out/demo" "$@"

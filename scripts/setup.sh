@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
-  libtorch-dev libopenblas0-openmp
+  libtorch-dev libopenblas0-openmp libgloo-dev
   libmujoco-dev libqhull-dev
   libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -2,18 +2,42 @@
 # The README's test command: installs dependencies, builds, runs every test
 # twice: in the Release build (build/), then in a Debug build with
 # AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/; set
-# DFMPC_SANITIZE_TESTS=0 to skip it). Extra arguments go to both ctest runs.
-# Last, the AsyncPlanner's tests (the only code with threads of its own) run
-# under ThreadSanitizer (build-tsan/; DFMPC_TSAN_TESTS=0 skips it).
+# DFMPC_SANITIZE_TESTS=0 to skip it). Last, the AsyncPlanner's tests (the
+# only code with threads of its own) run under ThreadSanitizer (build-tsan/;
+# DFMPC_TSAN_TESTS=0 skips it).
+#
+# Extra arguments go to both ctest runs: `-R PATTERN` selects tests by name
+# (a GoogleTest suite, a case of the suites registered per case, or a CLI
+# test; `ctest -N` lists them), `-L BINARY` the suites of one test binary.
+# One case alone: build/tests/DIR/BINARY --gtest_filter=Suite.Case.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${DFMPC_BUILD_DIR:-$root/build}
 sanitize_dir=${DFMPC_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 tsan_dir=${DFMPC_TSAN_BUILD_DIR:-$root/build-tsan}
 
+# The GoogleTest cases that passed and were skipped in the last ctest run of
+# build tree $1 (ctest's entries are suites; this counts their cases).
+report_cases() {
+  local log=$1/Testing/Temporary/LastTest.log
+  local passed skipped
+  passed=$(grep -ho '\[  PASSED  \] [0-9]* test' "$log" | awk '{s += $4} END {print s + 0}')
+  skipped=$(grep -ho '\[  SKIPPED \] [0-9]* test' "$log" | awk '{s += $4} END {print s + 0}')
+  echo "test: $passed GoogleTest cases passed, $skipped skipped (no GPU)"
+}
+
+run_ctest() {  # build tree, then ctest arguments
+  local dir=$1
+  shift
+  local start=$SECONDS
+  (cd "$dir" && ctest --output-on-failure -j"$(nproc)" "$@")
+  report_cases "$dir"
+  echo "test: ctest took $((SECONDS - start)) s"
+}
+
 bash "$root/scripts/build.sh"
 echo "test: Release build ($build_dir)"
-(cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" "$@")
+run_ctest "$build_dir" "$@"
 
 if [ "${DFMPC_SANITIZE_TESTS:-1}" != 0 ]; then
   DFMPC_BUILD_DIR=$sanitize_dir DFMPC_BUILD_TYPE=Debug \
@@ -31,7 +55,7 @@ if [ "${DFMPC_SANITIZE_TESTS:-1}" != 0 ]; then
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:intercept_tls_get_addr=0}
   export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizer/lsan_suppressions.txt}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  (cd "$sanitize_dir" && ctest --output-on-failure -j"$(nproc)" "$@")
+  run_ctest "$sanitize_dir" "$@"
 fi
 
 if [ "${DFMPC_TSAN_TESTS:-1}" != 0 ]; then
@@ -43,5 +67,5 @@ if [ "${DFMPC_TSAN_TESTS:-1}" != 0 ]; then
     bash "$root/scripts/build.sh"
   echo "test: the AsyncPlanner under ThreadSanitizer ($tsan_dir)"
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
-  (cd "$tsan_dir" && ctest --output-on-failure -j"$(nproc)" -R '^AsyncPlannerTest\.')
+  run_ctest "$tsan_dir" -L '^async_planner_test$'
 fi

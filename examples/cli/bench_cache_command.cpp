@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "device_flag.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/sampler.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -98,8 +99,7 @@ void AddBenchCacheCommand(CLI::App& bench) {
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
   cmd->add_option("--token-dim", options->token_dim, "features per token")->capture_default_str();
-  cmd->add_option("--device", options->device, "torch device: cpu, cuda, cuda:1, ...")
-      ->capture_default_str();
+  AddDeviceFlag(*cmd, options->device);
   cmd->add_option("--csv", options->csv, "CSV output path")
       ->capture_default_str()
       ->check(OutputFileInExistingDirectory());

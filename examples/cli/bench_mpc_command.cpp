@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "commands.h"
+#include "device_flag.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "output_path.h"
 #include "planner_policy.h"
@@ -40,6 +42,7 @@ struct BenchMpcOptions {
   int threads = 1;
   long long long_run = 0;
   bool skip_table = false;
+  std::string device = "cpu";
   std::string model;
   std::string csv = "bench_mpc.csv";
 };
@@ -62,7 +65,8 @@ long ResidentKib() {
 // The shipped model's architecture with random weights and a window of
 // `context + horizon` tokens: latency does not depend on the weights, and
 // the shipped model was trained on 40-token windows only.
-worldmodel::Checkpoint RandomModel(const worldmodel::Checkpoint& shipped, int window) {
+worldmodel::Checkpoint RandomModel(const worldmodel::Checkpoint& shipped, int window,
+                                   c10::Device device) {
   worldmodel::Checkpoint checkpoint;
   checkpoint.info = shipped.info;
   checkpoint.info.config.max_positions = window;
@@ -71,6 +75,7 @@ worldmodel::Checkpoint RandomModel(const worldmodel::Checkpoint& shipped, int wi
   torch::manual_seed(0);
   checkpoint.model = worldmodel::DfTransformer(checkpoint.info.config);
   checkpoint.model->eval();
+  checkpoint.model->to(device);
   return checkpoint;
 }
 
@@ -103,18 +108,24 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   auto env = envs::MakeEnv(kTask, env_options);
   Table table(
       {"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms", "speedup_p50"});
+  const c10::Device device = worldmodel::ParseDevice(o.device);
+  // On a GPU every warm row runs eagerly and then with CUDA graphs.
+  const int variants = device.is_cuda() ? 2 : 1;
   long long total = 0, done = 0;
   for (int context : o.contexts) {
-    total += static_cast<long long>(o.candidates.size()) * (1 + o.warm_calls.size()) *
+    total += static_cast<long long>(o.candidates.size()) * (1 + variants * o.warm_calls.size()) *
              (context + o.steps);
   }
   ProgressBar progress("bench mpc", total);
   for (int context : o.contexts) {
-    const worldmodel::Checkpoint model = RandomModel(shipped, context + o.horizon);
+    const worldmodel::Checkpoint model = RandomModel(shipped, context + o.horizon, device);
     for (int n : o.candidates) {
       double replan_p50 = 0.0;
-      for (int r = 0; r <= static_cast<int>(o.warm_calls.size()); ++r) {
+      for (int row = 0; row <= variants * static_cast<int>(o.warm_calls.size()); ++row) {
+        const int r = row == 0 ? 0 : (row - 1) / variants + 1;
+        const bool graphs = row > 0 && (row - 1) % variants == 1;
         planner::PlannerOptions options;
+        options.cuda_graphs = graphs;
         options.horizon = o.horizon;
         options.num_levels = o.levels;
         options.candidates = n;
@@ -126,7 +137,9 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
         const double p50 = Percentile(m.latencies, 50);
         if (r == 0) replan_p50 = p50;
         table.AddRow({std::to_string(context), std::to_string(n),
-                      r == 0 ? "replan" : "warm r=" + std::to_string(options.calls_per_step),
+                      r == 0 ? "replan"
+                             : "warm r=" + std::to_string(options.calls_per_step) +
+                                   (graphs ? " graphs" : ""),
                       FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
                       FormatFixed(p50, 2), FormatFixed(Percentile(m.latencies, 99), 2),
                       FormatFixed(replan_p50 / p50, 1)});
@@ -173,12 +186,13 @@ void RunBenchMpc(BenchMpcOptions o) {
   }
   if (o.model.empty()) o.model = ShippedModelPath(kTask);
   at::set_num_threads(o.threads);
-  const worldmodel::Checkpoint shipped = worldmodel::LoadCheckpoint(o.model, {kTask, 0});
+  const worldmodel::Checkpoint shipped =
+      worldmodel::LoadCheckpoint(o.model, {kTask, 0}, worldmodel::ParseDevice(o.device));
   std::fprintf(stderr,
-               "bench mpc: %s architecture (width %d, depth %d), H %d, K %d, %d thread(s), %d "
-               "timed steps per row after filling the context\n",
+               "bench mpc: %s architecture (width %d, depth %d), H %d, K %d, %s, %d thread(s), "
+               "%d timed steps per row after filling the context\n",
                kTask, shipped.info.config.width, shipped.info.config.depth, o.horizon, o.levels,
-               o.threads, o.steps);
+               o.device.c_str(), o.threads, o.steps);
   if (!o.skip_table) RunLatencyTable(o, shipped);
   if (o.long_run > 0) RunLongRun(o, shipped);
 }
@@ -203,6 +217,7 @@ void AddBenchMpcCommand(CLI::App& bench) {
                   "also run this many warm steps with the shipped model, printing memory")
       ->capture_default_str();
   cmd->add_flag("--skip-table", options->skip_table, "only the long run");
+  AddDeviceFlag(*cmd, options->device);
   cmd->add_option("--model", options->model,
                   "model whose architecture is timed (default: shipped)");
   cmd->add_option("--csv", options->csv, "CSV output of the latency table")

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "commands.h"
+#include "device_flag.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/video_model.h"
 #include "output_path.h"
 #include "rollout_truth.h"
@@ -30,6 +32,7 @@ struct BenchRolloutOptions {
   worldmodel::RolloutOptions rollout;
   int repeats = 3;
   int threads = 1;
+  std::string device = "cpu";
   std::string csv = "bench_rollout.csv";
 };
 
@@ -40,7 +43,8 @@ void RunBenchRollout(BenchRolloutOptions o) {
   if (o.horizon < 1) throw std::invalid_argument("--horizon must be >= 1");
   at::set_num_threads(o.threads);
   if (o.model.empty()) o.model = ShippedVideoModelPath(o.task);
-  worldmodel::VideoModel model = worldmodel::LoadVideoModel(o.model, {o.task, 0});
+  worldmodel::VideoModel model =
+      worldmodel::LoadVideoModel(o.model, {o.task, 0}, worldmodel::ParseDevice(o.device));
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
   const int longest = *std::max_element(o.contexts.begin(), o.contexts.end());
   if (*std::min_element(o.contexts.begin(), o.contexts.end()) < 1) {
@@ -100,6 +104,9 @@ void AddBenchRolloutCommand(CLI::App& bench) {
   cmd->add_option("--repeats", o->repeats, "timed runs per cell (median reported)")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
+  AddDeviceFlag(*cmd, o->device);
+  cmd->add_flag("--no-cuda-graphs{false}", o->rollout.cuda_graphs,
+                "on a GPU, run every model call eagerly instead of replaying CUDA graphs");
   cmd->add_option("--csv", o->csv, "CSV output path")
       ->capture_default_str()
       ->check(OutputFileInExistingDirectory());

@@ -45,7 +45,7 @@ at::Tensor EncodeDatasetFrames(const envs::Dataset& dataset, int64_t first, int6
     const int64_t n = std::min(kEncodeBatch, first + count - begin);
     latents.push_back(tokenizer.Encode(frames.narrow(0, begin, n)));
   }
-  return latents.empty() ? at::zeros({0, tokenizer.config().latent_dim}) : at::cat(latents);
+  return latents.empty() ? at::zeros({0, tokenizer.config().latent_dim}) : at::cat(latents).cpu();
 }
 
 envs::Dataset LatentDataset(const envs::Dataset& dataset, const std::string& path,

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "device_flag.h"
+
 namespace dfmpc::cli {
 
 planner::PlannerOptions PlannerFlags::Resolve(const std::string& task) const {
@@ -53,6 +55,9 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
       ->capture_default_str();
   cmd.add_option("--sinks", o.num_sinks, "pinned first context tokens")->capture_default_str();
   cmd.add_option("--planner-seed", o.seed, "planner noise seed")->capture_default_str();
+  AddDeviceFlag(cmd, o.device);
+  cmd.add_flag("--no-cuda-graphs{false}", o.cuda_graphs,
+               "on a GPU, run every model call eagerly instead of replaying CUDA graphs");
 }
 
 PlannerPolicy::PlannerPolicy(std::unique_ptr<planner::Planner> planner)

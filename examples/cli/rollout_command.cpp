@@ -20,10 +20,12 @@
 #include <vector>
 
 #include "commands.h"
+#include "device_flag.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/image_io.h"
 #include "dfmpc/envs/video_io.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/video_model.h"
 #include "latent_manifold.h"
 #include "progress_bar.h"
@@ -52,6 +54,7 @@ struct RolloutCommandOptions {
   int scale = 2;
   int strip_every = 0;  // 0: horizon / 8
   int threads = 1;
+  std::string device = "cpu";
 };
 
 // Resident memory of this process in bytes (Linux), 0 when unknown.
@@ -100,7 +103,8 @@ void RunRollout(RolloutCommandOptions o) {
   Validate(o);
   at::set_num_threads(o.threads);
   if (o.model.empty()) o.model = ShippedVideoModelPath(o.task);
-  worldmodel::VideoModel model = worldmodel::LoadVideoModel(o.model, {o.task, 0});
+  worldmodel::VideoModel model =
+      worldmodel::LoadVideoModel(o.model, {o.task, 0}, worldmodel::ParseDevice(o.device));
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
   std::optional<worldmodel::MlpCheckpoint> mlp;
   if (!o.mlp.empty()) mlp = worldmodel::LoadMlpCheckpoint(o.mlp, {o.task, 0});
@@ -237,6 +241,9 @@ void AddRolloutCommand(CLI::App& app) {
   cmd->add_option("--strip-every", o->strip_every, "strip shows every k-th frame (0: H / 8)")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
+  AddDeviceFlag(*cmd, o->device);
+  cmd->add_flag("--no-cuda-graphs{false}", o->rollout.cuda_graphs,
+                "on a GPU, run every model call eagerly instead of replaying CUDA graphs");
   cmd->callback([o] { RunRollout(*o); });
 }
 

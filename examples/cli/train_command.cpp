@@ -12,7 +12,9 @@
 #include "commands.h"
 #include "dataset_tokens.h"
 #include "dfmpc/envs/dataset.h"
+#include "device_flag.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/trainer.h"
 #include "dfmpc/worldmodel/video_model.h"
@@ -34,6 +36,8 @@ struct TrainCommandOptions {
   double validation_fraction = 0.1;
   double sensor_noise = 0.0;
   int threads = 1;
+  std::string device = "cpu";
+  std::string store = "127.0.0.1:29500";  // HOST:PORT of rank 0's TCP store
   std::string prediction = "v";
   worldmodel::TransformerConfig model;
   worldmodel::TrainerOptions trainer;
@@ -63,7 +67,17 @@ void RunTrain(TrainCommandOptions o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
   at::set_num_threads(o.threads);
   o.trainer.prediction = worldmodel::ParsePrediction(o.prediction);
+  o.trainer.device = worldmodel::ParseDevice(o.device);
+  const size_t colon = o.store.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : o.store.substr(colon + 1);
+  if (colon == 0 || port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos) {
+    throw std::invalid_argument("--store must be HOST:PORT, got '" + o.store + "'");
+  }
+  o.trainer.data_parallel.store_host = o.store.substr(0, colon);
+  o.trainer.data_parallel.store_port = std::stoi(port);
   o.trainer.Validate();
+  const bool writes = o.trainer.data_parallel.rank == 0;
 
   worldmodel::FrameTokenizerCheckpoint tokenizer;
   if (!o.tokenizer.empty()) tokenizer = worldmodel::LoadFrameTokenizer(o.tokenizer);
@@ -92,9 +106,14 @@ void RunTrain(TrainCommandOptions o) {
   const worldmodel::NoiseSchedule schedule(info.config.num_timesteps, info.beta);
   info.num_timesteps = schedule.num_timesteps();
 
-  std::fprintf(stderr, "train: %s, %zu training and %zu validation episodes, %d features\n",
+  std::fprintf(stderr, "train: %s, %zu training and %zu validation episodes, %d features, on %s\n",
                info.task.c_str(), split.train.size(), split.validation.size(),
-               info.config.token_dim);
+               info.config.token_dim, o.trainer.device.str().c_str());
+  if (o.trainer.data_parallel.enabled()) {
+    std::fprintf(stderr, "train: rank %d of %d, store %s, %d windows per process\n",
+                 o.trainer.data_parallel.rank, o.trainer.data_parallel.world_size,
+                 o.store.c_str(), o.trainer.batch_size / o.trainer.data_parallel.world_size);
+  }
   worldmodel::Trainer trainer(info.config, schedule, o.trainer, split.train, split.validation);
   const std::string stem = Stem(o.out);
   ProgressBar bar("train", o.trainer.steps);
@@ -117,8 +136,12 @@ void RunTrain(TrainCommandOptions o) {
   char note[96];
   std::snprintf(note, sizeof note, "validation loss %.4f", last.validation_loss);
   bar.Finish(note);
-  std::fprintf(stderr, "wrote %s, %s_loss.csv, %s_loss.png (resume state: %s.state)\n",
-               o.out.c_str(), stem.c_str(), stem.c_str(), stem.c_str());
+  if (writes) {
+    std::fprintf(stderr, "wrote %s, %s_loss.csv, %s_loss.png (resume state: %s.state)\n",
+                 o.out.c_str(), stem.c_str(), stem.c_str(), stem.c_str());
+  } else {
+    std::fprintf(stderr, "rank %d done (rank 0 writes the files)\n", o.trainer.data_parallel.rank);
+  }
 }
 
 }  // namespace
@@ -191,6 +214,22 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--seed", o->trainer.seed, "seed of weights, data order and noise")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
+  AddDeviceFlag(*cmd, o->device);
+  cmd->add_flag("--mixed-precision", o->trainer.mixed_precision,
+                "bf16 autocast of the forward pass (CUDA only)");
+  cmd->add_option("--world-size", o->trainer.data_parallel.world_size,
+                  "processes training together, --batch being their global batch (data "
+                  "parallel; scripts/train_parallel.sh starts them on one machine)")
+      ->capture_default_str();
+  cmd->add_option("--rank", o->trainer.data_parallel.rank,
+                  "this process in [0, world size); rank 0 serves the store and writes the files")
+      ->capture_default_str();
+  cmd->add_option("--store", o->store, "HOST:PORT where rank 0 serves the rendezvous store")
+      ->capture_default_str();
+  cmd->add_option("--dist-timeout", o->trainer.data_parallel.timeout_seconds,
+                  "seconds a process waits for the others (a missing or dead rank is an error "
+                  "after it)")
+      ->capture_default_str();
   cmd->callback([o] { RunTrain(*o); });
 }
 

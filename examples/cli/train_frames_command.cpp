@@ -17,8 +17,10 @@
 
 #include "commands.h"
 #include "dataset_tokens.h"
+#include "device_flag.h"
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/envs/image_io.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "output_path.h"
 #include "plot/plot.h"
@@ -36,6 +38,7 @@ struct TrainFramesCommandOptions {
   std::string out;
   double validation_fraction = 0.1;
   int threads = 1;
+  std::string device = "cpu";
   worldmodel::FrameTokenizerConfig model;
   worldmodel::FrameTrainOptions trainer;
   std::string command_line;
@@ -137,6 +140,7 @@ void RunTrainFrames(TrainFramesCommandOptions o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
   at::set_num_threads(o.threads);
   o.trainer.Validate();
+  const c10::Device device = worldmodel::ParseDevice(o.device);
 
   const FrameData data = LoadFrames(o.data, o.validation_fraction);
   worldmodel::FrameTokenizerInfo info;
@@ -146,6 +150,7 @@ void RunTrainFrames(TrainFramesCommandOptions o) {
   info.config.height = data.info.frame_height;
   info.notes = o.command_line;
   worldmodel::FrameAutoencoder model(info.config, o.trainer.seed);
+  model->to(device);  // it trains where it is
   std::fprintf(stderr,
                "train-frames: %s, %lld training and %lld validation frames of %dx%d, latent %d\n",
                info.task.c_str(), static_cast<long long>(data.train.size(0)),
@@ -216,6 +221,7 @@ void AddTrainFramesCommand(CLI::App& app, const std::string& command_line) {
                   "fraction of episodes held out (the last ones), as in `dfmpc train`")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
+  AddDeviceFlag(*cmd, o->device);
   cmd->callback([o] { RunTrainFrames(*o); });
 }
 

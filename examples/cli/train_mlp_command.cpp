@@ -16,7 +16,9 @@
 
 #include "commands.h"
 #include "dataset_tokens.h"
+#include "device_flag.h"
 #include "dfmpc/envs/dataset.h"
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
@@ -32,6 +34,7 @@ struct TrainMlpCommandOptions {
   std::string tokenizer;  // train on the latents of the frames
   double validation_fraction = 0.1;
   int threads = 1;
+  std::string device = "cpu";
   int ensemble = 0;  // 0: one MLP in a single-model file
   worldmodel::MlpTrainOptions trainer;
   std::string command_line;
@@ -44,6 +47,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
   }
   at::set_num_threads(o.threads);
   o.trainer.Validate();
+  const c10::Device device = worldmodel::ParseDevice(o.device);
 
   // The MLP predicts the observation change itself.
   worldmodel::FrameTokenizerCheckpoint tokenizer;
@@ -70,6 +74,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
     worldmodel::MlpTrainOptions trainer = o.trainer;
     trainer.seed = o.trainer.seed + m;
     trained.emplace_back(info.config, trainer.seed);  // initial weights from the seed
+    trained.back()->to(device);  // it trains where it is
     if (m == 0) before = worldmodel::MlpDynamicsLoss(*trained.back(), split.validation);
     const std::string member = members > 1 ? "member " + std::to_string(m + 1) + ", " : "";
     worldmodel::TrainMlpDynamics(*trained.back(), split.train, trainer, [&](int step, double loss) {
@@ -131,6 +136,7 @@ void AddTrainMlpCommand(CLI::App& app, const std::string& command_line) {
                   "fraction of episodes held out (the last ones), as in `dfmpc train`")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
+  AddDeviceFlag(*cmd, o->device);
   cmd->add_option("--ensemble", o->ensemble,
                   "train E MLPs (seeds seed .. seed + E - 1; PETS uses 5) into one ensemble file "
                   "for --policy mlp-mppi (0: one MLP, the single-model file of eval-model --mlp)")

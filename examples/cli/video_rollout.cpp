@@ -23,7 +23,7 @@ at::Tensor EncodeFrames(worldmodel::FrameAutoencoderImpl& tokenizer, const at::T
     latents.push_back(
         tokenizer.Encode(frames.narrow(0, begin, std::min(kCodecBatch, frames.size(0) - begin))));
   }
-  return at::cat(latents);
+  return at::cat(latents).cpu();
 }
 
 // Normalized tokens [T, d] of latents and actions in `layout`.
@@ -96,8 +96,8 @@ ModelPrediction PredictWithDiffusion(worldmodel::VideoModel& model, const RealTr
         rollout.Next(tokens.narrow(0, t, n).narrow(1, 0, layout.action_dim));
     const at::Tensor z = world.normalizer.Denormalize(generated)
                              .narrow(1, layout.observation_offset(), layout.observation_dim);
-    latents.push_back(z);
     frames.push_back(DecodeLatents(model, z));
+    latents.push_back(z.cpu());
     prediction.generated.push_back(rollout.generated());
     prediction.state_bytes.push_back(rollout.StateBytes());
     prediction.history_tokens.push_back(rollout.history_size());

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 
+#include "dfmpc/worldmodel/device.h"
+
 namespace dfmpc::planner {
 
 PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model,
-                           const worldmodel::NoiseSchedule& schedule, const DenoiseOptions& options)
-    : engine_(model, schedule, options) {}
+                           const worldmodel::NoiseSchedule& schedule, const DenoiseOptions& options,
+                           worldmodel::ForwardGraphs* graphs)
+    : engine_(model, schedule, options, graphs) {}
 
 DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
@@ -18,9 +21,9 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
   // Drawn per window, after its forward: the planner's generator advances
   // only by what the calls that run use.
   hooks.noise = [&plan, &generator](int, int, int count) {
-    return at::randn({plan.tokens.size(0), count, plan.tokens.size(2)}, generator,
-                     at::TensorOptions().dtype(at::kFloat))
-        .to(plan.tokens.device());
+    return worldmodel::ToDevice(at::randn({plan.tokens.size(0), count, plan.tokens.size(2)},
+                                          generator, at::TensorOptions().dtype(at::kFloat)),
+                                plan.tokens.device(), at::kFloat);
   };
   hooks.cost = cost;
   hooks.estimates = [&plan](int begin, const at::Tensor& estimates) {

@@ -46,9 +46,10 @@ using worldmodel::DenoiseOptions;
 
 class PlanDenoiser {
  public:
-  // The model and schedule must outlive the denoiser.
+  // The model and schedule (and `graphs`, when given) must outlive the
+  // denoiser; with `graphs` its model calls go through them.
   PlanDenoiser(worldmodel::DfTransformerImpl& model, const worldmodel::NoiseSchedule& schedule,
-               const DenoiseOptions& options);
+               const DenoiseOptions& options, worldmodel::ForwardGraphs* graphs = nullptr);
 
   // Applies every call of `program` (row 0 must hold the plan's current
   // levels). `cost` is used for guidance when its scale is positive.

@@ -15,6 +15,8 @@
 
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/device.h"
+#include "dfmpc/worldmodel/forward_graphs.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/transformer.h"
 #include "intra_op_threads.h"
@@ -43,8 +45,24 @@ Eigen::MatrixXd ToEigen(const at::Tensor& matrix) {
 }
 
 at::Tensor ToTensor(const Eigen::VectorXd& v, const at::Device& device) {
-  return at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble)
-      .to(device, at::kFloat);
+  return worldmodel::ToDevice(
+      at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble), device,
+      at::kFloat);
+}
+
+// The model's device, checked against the one the options name.
+at::Device ModelDevice(const Checkpoint& checkpoint, const PlannerOptions& options) {
+  const at::Device device = checkpoint.model->CacheOptions().device;
+  if (!options.device.empty()) {
+    const at::Device named = worldmodel::ParseDevice(options.device);
+    if (named.type() != device.type() ||
+        (named.has_index() && device.has_index() && named.index() != device.index())) {
+      throw std::invalid_argument("planner: the options name device " + options.device +
+                                  " but the model is on " + device.str() +
+                                  " (Planner::FromFile loads it onto the named device)");
+    }
+  }
+  return device;
 }
 
 // The resolved options: u and the context length filled in, and checked
@@ -126,10 +144,13 @@ class Planner::Impl {
       : checkpoint_(checkpoint),
         cost_(std::move(cost)),
         options_(Resolve(options, checkpoint)),
+        normalizer_(checkpoint.normalizer.To(ModelDevice(checkpoint, options_))),
         schedule_(checkpoint.info.num_timesteps, checkpoint.info.beta),
+        graphs_(MakeGraphs()),
         denoiser_(*checkpoint_.model, schedule_,
                   DenoiseOptions{options_.num_levels, checkpoint.info.prediction, options_.eta,
-                                 options_.guidance_scale}),
+                                 options_.guidance_scale},
+                  graphs_.get()),
         cache_(CacheOptions()),
         real_tokens_(checkpoint.info.layout, checkpoint.normalizer, checkpoint.info.task),
         generator_(at::detail::createCPUGenerator(options_.seed)) {
@@ -256,6 +277,7 @@ class Planner::Impl {
              : FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
                                 /*complete=*/options_.mode == PlanMode::kReplan);
     PlanBatch plan = warm ? ShiftedPlan(program, generator_, queued) : NoisePlan(generator_);
+    const int64_t replays_before = graphs_ ? graphs_->stats().replayed : 0;
     const bool timed = deadline != std::chrono::steady_clock::time_point::max();
     const DenoiseCounts counts = denoiser_.Run(
         program, plan, cache_, generator_,
@@ -270,6 +292,7 @@ class Planner::Impl {
     stats.token_forwards = counts.token_forwards + queued - 1;
     stats.steps_caught_up = queued;
     stats.cut_short = counts.cut_short;
+    if (graphs_) stats.graph_replays = static_cast<int>(graphs_->stats().replayed - replays_before);
 
     std::optional<Choice> choice = Choose(plan, program, observation);
     transaction.Commit();
@@ -363,9 +386,18 @@ class Planner::Impl {
   bool InferenceAllowed() const { return options_.guidance_scale == 0.0; }
 
   at::Tensor Noise(int64_t tokens, at::Generator& generator) const {
-    return at::randn({options_.candidates, tokens, token_dim()}, generator,
-                     at::TensorOptions().dtype(at::kFloat))
-        .to(device());
+    return worldmodel::ToDevice(at::randn({options_.candidates, tokens, token_dim()}, generator,
+                                          at::TensorOptions().dtype(at::kFloat)),
+                                device(), at::kFloat);
+  }
+
+  // CUDA graphs for the model calls, where they can serve (see options).
+  std::unique_ptr<worldmodel::ForwardGraphs> MakeGraphs() {
+    if (!options_.cuda_graphs || !InferenceAllowed() ||
+        !checkpoint_.model->CacheOptions().device.is_cuda()) {
+      return nullptr;
+    }
+    return std::make_unique<worldmodel::ForwardGraphs>(*checkpoint_.model);
   }
 
   PlanBatch NoisePlan(at::Generator& generator) const {
@@ -397,7 +429,8 @@ class Planner::Impl {
       keep[t] = LevelAlphaBar(program.level(0, t)) / from;
     }
     const at::Tensor ratio =
-        at::tensor(keep, at::kDouble).view({1, horizon, 1}).to(device(), at::kFloat);
+        worldmodel::ToDevice(at::tensor(keep, at::kDouble).view({1, horizon, 1}), device(),
+                             at::kFloat);
     plan.tokens = ratio.sqrt() * plan.tokens + (1 - ratio).sqrt() * Noise(horizon, generator);
     return plan;
   }
@@ -410,7 +443,7 @@ class Planner::Impl {
   // follow `observation`.
   at::Tensor PrefixCost(const at::Tensor& prefix, const Eigen::VectorXd& observation) const {
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor tokens = checkpoint_.normalizer.Denormalize(prefix);
+    const at::Tensor tokens = normalizer_.Denormalize(prefix);
     const at::Tensor previous =
         ToTensor(observation, device()).expand({prefix.size(0), layout.observation_dim});
     const at::Tensor observations = worldmodel::TokenObservations(layout, tokens, previous);
@@ -426,7 +459,7 @@ class Planner::Impl {
     const int estimated = std::max(1, plan.estimated);
     const at::Tensor costs = PrefixCost(plan.clean_estimate.narrow(1, 0, estimated), observation);
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor first_actions = checkpoint_.normalizer.Denormalize(plan.tokens.select(1, 0))
+    const at::Tensor first_actions = normalizer_.Denormalize(plan.tokens.select(1, 0))
                                          .narrow(-1, 0, layout.action_dim);  // [N, act]
     const at::Tensor valid = at::isfinite(costs) & at::isfinite(first_actions).all(1) &
                              at::isfinite(plan.tokens).flatten(1).all(1);
@@ -463,7 +496,7 @@ class Planner::Impl {
   Plan Describe(const PlanBatch& plan, const std::vector<int>& levels, double cost,
                 const Eigen::VectorXd& observation) const {
     const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor estimate = checkpoint_.normalizer.Denormalize(plan.clean_estimate[0]);
+    const at::Tensor estimate = normalizer_.Denormalize(plan.clean_estimate[0]);
     const at::Tensor observations =
         worldmodel::TokenObservations(layout, estimate, ToTensor(observation, device()));
     Plan out;
@@ -485,7 +518,9 @@ class Planner::Impl {
   Checkpoint checkpoint_;
   std::unique_ptr<TaskCost> cost_;
   PlannerOptions options_;
+  worldmodel::Normalizer normalizer_;  // the checkpoint's, on the model's device
   worldmodel::NoiseSchedule schedule_;
+  std::unique_ptr<worldmodel::ForwardGraphs> graphs_;  // null: eager calls
   PlanDenoiser denoiser_;
   KvCache cache_;
   RealTokenBuilder real_tokens_;
@@ -512,7 +547,10 @@ Planner::~Planner() = default;
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
                                            const PlannerOptions& options, const std::string& task) {
-  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task, 0});
+  options.Validate();
+  const c10::Device device =
+      worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
+  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task, 0}, device);
   return std::make_unique<Planner>(checkpoint, MakeTaskCost(checkpoint.info.task), options);
 }
 

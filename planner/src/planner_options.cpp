@@ -1,4 +1,5 @@
 #include <cmath>
+#include <regex>
 #include <stdexcept>
 #include <string>
 
@@ -56,6 +57,8 @@ void PlannerOptions::Validate() const {
   Require(context_length >= 0, "context length must be >= 0 (0 picks the model's window - H)");
   Require(num_sinks >= 0, "sinks must be >= 0");
   Require(threads >= 0, "threads must be >= 0 (0 leaves LibTorch's setting)");
+  Require(device.empty() || std::regex_match(device, std::regex("cpu|cuda(:[0-9]+)?")),
+          "unknown device '" + device + "' (expected cpu, cuda or cuda:N)");
 }
 
 }  // namespace dfmpc::planner

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "dfmpc/worldmodel/device.h"
+
 namespace dfmpc::planner {
 namespace {
 
@@ -66,7 +68,7 @@ at::Tensor RealTokenBuilder::Build(const Eigen::VectorXd& action,
   const Eigen::VectorXd normalized =
       ((token - mean_).array() / scale_.array()).cwiseMax(-kMaxNormalized).cwiseMin(kMaxNormalized);
   const std::vector<float> values(normalized.data(), normalized.data() + normalized.size());
-  return at::tensor(values, at::kFloat).view({1, 1, -1}).to(device);
+  return worldmodel::ToDevice(at::tensor(values, at::kFloat).view({1, 1, -1}), device, at::kFloat);
 }
 
 }  // namespace dfmpc::planner

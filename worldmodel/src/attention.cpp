@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "dfmpc/worldmodel/device.h"
+
 namespace dfmpc::worldmodel {
 namespace {
 
@@ -44,8 +46,10 @@ RotaryAngles MakeRotaryAngles(const at::Tensor& frequencies, int64_t first, int6
       at::arange(static_cast<double>(first), static_cast<double>(first + count), at::kDouble);
   const at::Tensor angles = positions.unsqueeze(1) * frequencies.unsqueeze(0);
   const at::Tensor sin = at::sin(angles);
-  return RotaryAngles{at::cos(at::cat({angles, angles}, 1)).to(options),
-                      at::cat({-sin, sin}, 1).to(options)};
+  const c10::Device device = options.device();
+  const at::ScalarType dtype = c10::typeMetaToScalarType(options.dtype());
+  return RotaryAngles{ToDevice(at::cos(at::cat({angles, angles}, 1)), device, dtype),
+                      ToDevice(at::cat({-sin, sin}, 1), device, dtype)};
 }
 
 at::Tensor ApplyRotary(const at::Tensor& x, const RotaryAngles& angles) {

@@ -119,11 +119,14 @@ Checkpoint ReadCheckpoint(ModelArchive& opened, const CheckpointExpectation& exp
   return checkpoint;
 }
 
-Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect) {
+Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect,
+                          c10::Device device) {
   ModelArchive opened =
       OpenModelArchive(path, kFormatName, "a dfmpc model file",
                        "a video model (dfmpc-video-model) is for `dfmpc rollout`, not planning");
-  return ReadCheckpoint(opened, expect);
+  Checkpoint checkpoint = ReadCheckpoint(opened, expect);
+  checkpoint.model->to(device);
+  return checkpoint;
 }
 
 std::string DescribeCheckpoint(const Checkpoint& checkpoint) {

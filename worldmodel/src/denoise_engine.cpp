@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dfmpc/worldmodel/device.h"
+#include "dfmpc/worldmodel/forward_graphs.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/scheduling_matrix.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -56,18 +58,23 @@ Jump JumpTo(const SchedulingMatrix& program, int row, int target, at::Device dev
       jump.last_moving = t;
     }
   }
-  jump.moving = at::tensor(moves, at::kByte).to(device, at::kBool);
+  jump.moving = ToDevice(at::tensor(moves, at::kByte), device, at::kBool);
   return jump;
 }
 
 }  // namespace
 
-// Per-program tables, built once per run so that each call only takes views.
+// Per-program tables, built once per program so that each call only takes
+// views.
 struct DenoiseEngine::Tables {
   Tables(const SchedulingMatrix& program, const NoiseSchedule& schedule, int num_levels,
          at::Device device);
 
-  at::Tensor timesteps;   // [rows, H] int64: of each token's level
+  SchedulingMatrix program;
+  at::Device device;
+  // [rows, H] int64 on the CPU: of each token's level. The model reads
+  // timesteps on the host (a CUDA model without waiting for the GPU).
+  at::Tensor timesteps;
   at::Tensor alpha_bars;  // [rows, H] float: of each token's level
   // [rows, H] float: alpha-bars the x0 and eps conversions and the step start
   // from. Clean tokens would divide by zero; they are their own estimate and
@@ -79,7 +86,8 @@ struct DenoiseEngine::Tables {
 };
 
 DenoiseEngine::Tables::Tables(const SchedulingMatrix& program, const NoiseSchedule& schedule,
-                              int num_levels, at::Device device) {
+                              int num_levels, at::Device device)
+    : program(program), device(device) {
   const int rows = program.rows(), horizon = program.horizon();
   std::vector<int64_t> steps(rows * horizon);
   std::vector<double> alpha(rows * horizon), start(rows * horizon);
@@ -99,9 +107,9 @@ DenoiseEngine::Tables::Tables(const SchedulingMatrix& program, const NoiseSchedu
     }
   }
   auto table = [&](auto& values, at::ScalarType stored, at::ScalarType type) {
-    return at::tensor(values, stored).view({rows, horizon}).to(device, type);
+    return ToDevice(at::tensor(values, stored).view({rows, horizon}), device, type);
   };
-  timesteps = table(steps, at::kLong, at::kLong);
+  timesteps = at::tensor(steps, at::kLong).view({rows, horizon});
   alpha_bars = table(alpha, at::kDouble, at::kFloat);
   from = table(start, at::kDouble, at::kFloat);
   clean = table(is_clean, at::kByte, at::kBool);
@@ -116,8 +124,23 @@ struct DenoiseEngine::Estimate {
 };
 
 DenoiseEngine::DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
-                             const DenoiseOptions& options)
-    : model_(model), schedule_(schedule), options_(options) {}
+                             const DenoiseOptions& options, ForwardGraphs* graphs)
+    : model_(model), schedule_(schedule), options_(options), graphs_(graphs) {}
+
+const DenoiseEngine::Tables& DenoiseEngine::TablesFor(const SchedulingMatrix& program,
+                                                      at::Device device) const {
+  if (!tables_ || tables_->device != device || !(tables_->program == program)) {
+    tables_ = std::make_shared<const Tables>(program, schedule_, options_.num_levels, device);
+  }
+  return *tables_;
+}
+
+at::Tensor DenoiseEngine::CachedForward(const at::Tensor& tokens, const at::Tensor& timesteps,
+                                        const KvCache& cache, WindowKeysValues* window_kv,
+                                        const at::Tensor& known_actions) const {
+  if (graphs_ != nullptr) return graphs_->Forward(tokens, timesteps, &cache, window_kv, known_actions);
+  return model_.Forward(tokens, timesteps, &cache, window_kv, known_actions);
+}
 
 void DenoiseEngine::CheckHooks(const DenoiseHooks& hooks) const {
   if (options_.eta > 0.0 && !hooks.noise) {
@@ -175,7 +198,7 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
   if (lead.defined() && hooks.known_actions.defined()) {
     throw std::invalid_argument("DenoiseEngine: a lead token cannot take known actions");
   }
-  const Tables tables(program, schedule_, options_.num_levels, tokens.device());
+  const Tables& tables = TablesFor(program, tokens.device());
   DenoiseCounts counts;
   at::Tensor pending = lead;  // until it has led a call
   int committed = 0;          // tokens whose keys and values are in the scratch region
@@ -198,14 +221,14 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
         Evaluate(tables, row, committed, count, tokens, hooks, [&](const at::Tensor& input) {
           if (!pending.defined()) {
             const at::Tensor& known = hooks.known_actions;
-            return model_.Forward(input, steps, &cache, &kv,
-                                  known.defined() ? known.narrow(1, committed, count) : known);
+            return CachedForward(input, steps, cache, &kv,
+                                 known.defined() ? known.narrow(1, committed, count) : known);
           }
           const int64_t n = pending.size(1);
           const at::Tensor led =
               at::cat({pending.expand({input.size(0), n, input.size(2)}), input}, 1);
           const at::Tensor led_steps = at::cat({at::full({n}, -1, steps.options()), steps});
-          const at::Tensor out = model_.Forward(led, led_steps, &cache, &kv).narrow(1, n, count);
+          const at::Tensor out = CachedForward(led, led_steps, cache, &kv).narrow(1, n, count);
           lead_kv.keys = SplitLead(kv.keys, n);
           lead_kv.values = SplitLead(kv.values, n);
           return out;
@@ -241,12 +264,11 @@ DenoiseCounts DenoiseEngine::RunUncached(const SchedulingMatrix& program, const 
                                          const at::Tensor& context,
                                          const DenoiseHooks& hooks) const {
   CheckHooks(hooks);
-  const Tables tables(program, schedule_, options_.num_levels, tokens.device());
+  const Tables& tables = TablesFor(program, tokens.device());
   const int horizon = program.horizon();
   const int64_t num_context = context.size(1);
   const at::Tensor full_context = context.expand({tokens.size(0), num_context, context.size(2)});
-  const at::Tensor context_steps =
-      at::full({num_context}, -1, at::TensorOptions(at::kLong).device(tokens.device()));
+  const at::Tensor context_steps = at::full({num_context}, -1, at::kLong);
   // Context tokens get no side input, as in Run's context (AppendClean).
   at::Tensor known = hooks.known_actions;
   if (known.defined()) {
@@ -274,8 +296,7 @@ int64_t DenoiseEngine::AppendClean(const at::Tensor& tokens, KvCache& cache) con
   at::NoGradGuard no_grad;  // the cache holds constants
   WindowKeysValues kv;
   const int64_t n = tokens.size(1);
-  model_.Forward(tokens, at::full({n}, -1, at::TensorOptions(at::kLong).device(tokens.device())),
-                 &cache, &kv);
+  CachedForward(tokens, at::full({n}, -1, at::kLong), cache, &kv);
   cache.Append(kv.keys, kv.values);
   return n;
 }

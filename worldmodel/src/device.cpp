@@ -1,6 +1,8 @@
 #include "dfmpc/worldmodel/device.h"
 
+#include <ATen/ATen.h>
 #include <torch/cuda.h>
+#include <torch/nn/module.h>
 
 #include <regex>
 #include <stdexcept>
@@ -23,6 +25,16 @@ c10::Device ParseDevice(const std::string& name) {
                                 " CUDA device(s) present");
   }
   return device;
+}
+
+at::Tensor ToDevice(const at::Tensor& host, c10::Device device, at::ScalarType dtype) {
+  if (!device.is_cuda() || !host.is_cpu()) return host.to(device, dtype);
+  return host.to(dtype).pin_memory().to(device, dtype, /*non_blocking=*/true);
+}
+
+c10::Device ModuleDevice(torch::nn::Module& module) {
+  const auto parameters = module.parameters();
+  return parameters.empty() ? c10::Device(c10::kCPU) : parameters.front().device();
 }
 
 }  // namespace dfmpc::worldmodel

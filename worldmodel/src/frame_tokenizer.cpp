@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "dfmpc/worldmodel/device.h"
 #include "frame_tokenizer_json.h"
 #include "model_archive.h"
 #include "seeded_init.h"
@@ -107,15 +108,15 @@ FrameAutoencoderImpl::FrameAutoencoderImpl(const FrameTokenizerConfig& config, u
 
 at::Tensor FrameAutoencoderImpl::Encode(const at::Tensor& frames) {
   config_.CheckFrames(frames);
-  return EncodePixels(FramesToPixels(frames));
+  return EncodePixels(ToDevice(FramesToPixels(frames), ModuleDevice(*this), at::kFloat));
 }
 
 at::Tensor FrameAutoencoderImpl::Decode(const at::Tensor& latents) {
-  return DecodePixels(latents).permute({0, 2, 3, 1}).contiguous();
+  return DecodePixels(latents.to(ModuleDevice(*this))).permute({0, 2, 3, 1}).contiguous();
 }
 
 at::Tensor FrameAutoencoderImpl::DecodeToBytes(const at::Tensor& latents) {
-  return PixelsToFrames(DecodePixels(latents));
+  return PixelsToFrames(DecodePixels(latents.to(ModuleDevice(*this)))).cpu();
 }
 
 at::Tensor FrameAutoencoderImpl::Reconstruct(const at::Tensor& pixels) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "learning_rate.h"
 
@@ -39,12 +40,14 @@ Validation Score(FrameAutoencoderImpl& model, const at::Tensor& frames) {
   at::NoGradGuard no_grad;
   double squared_error = 0.0;
   std::vector<at::Tensor> reconstructions;
+  const c10::Device device = ModuleDevice(model);
   for (int64_t first = 0; first < frames.size(0); first += kValidationChunk) {
-    const at::Tensor pixels =
-        FramesToPixels(frames.slice(0, first, std::min(frames.size(0), first + kValidationChunk)));
+    const at::Tensor pixels = ToDevice(
+        FramesToPixels(frames.slice(0, first, std::min(frames.size(0), first + kValidationChunk))),
+        device, at::kFloat);
     const at::Tensor reconstructed = model.Reconstruct(pixels);
     squared_error += (reconstructed - pixels).square().sum().item<double>();
-    reconstructions.push_back(PixelsToFrames(reconstructed));
+    reconstructions.push_back(PixelsToFrames(reconstructed.cpu()));
   }
   model.train();
   return {squared_error / static_cast<double>(frames.numel()),
@@ -82,8 +85,11 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
     model.config().CheckFrames(*frames);
     Require(frames->size(0) > 0, std::string("frame training: no ") + name + " frames");
   }
+  // Trains where the model is; batches are picked on the CPU, so a seed
+  // picks the same frames on every device.
+  const c10::Device device = ModuleDevice(model);
   at::Generator generator = at::detail::createCPUGenerator(options.seed);
-  const at::Tensor mean_frame = MeanFramePixels(train).unsqueeze(0);
+  const at::Tensor mean_frame = MeanFramePixels(train).unsqueeze(0).to(device);
   torch::optim::AdamW optimizer(
       model.parameters(),
       torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
@@ -99,7 +105,8 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
                                                         options.learning_rate,
                                                         options.min_learning_rate_ratio));
     const at::Tensor picks = at::randint(train.size(0), {options.batch_size}, generator, at::kLong);
-    const at::Tensor pixels = FramesToPixels(train.index_select(0, picks));
+    const at::Tensor pixels =
+        ToDevice(FramesToPixels(train.index_select(0, picks)), device, at::kFloat);
     const at::Tensor foreground =
         (pixels - mean_frame).abs().amax(1, /*keepdim=*/true).gt(kForegroundThreshold);
     const at::Tensor weight = 1.0 + options.foreground_weight * foreground.to(at::kFloat);

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/noise_schedule.h"
 #include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -28,14 +29,16 @@ at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* kno
 }  // namespace
 
 at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device device) {
-  return at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)).to(device);
+  return ToDevice(at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)), device,
+                  at::kFloat);
 }
 
 DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
-                         const SampleOptions& options) {
+                         const SampleOptions& options, ForwardGraphs* graphs) {
   return DenoiseEngine(model, schedule,
                        DenoiseOptions{options.num_levels, options.prediction, options.eta,
-                                      /*guidance_scale=*/0.0});
+                                      /*guidance_scale=*/0.0},
+                       graphs);
 }
 
 Generation::Generation(const DfTransformerImpl& model, const SampleOptions& options,

@@ -20,9 +20,10 @@ namespace dfmpc::worldmodel {
 // on every device) and moves it to `device`.
 at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device device);
 
-// The engine for the sampling options (no guidance).
+// The engine for the sampling options (no guidance), with the model calls
+// through `graphs` when given (forward_graphs.h).
 DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
-                         const SampleOptions& options);
+                         const SampleOptions& options, ForwardGraphs* graphs = nullptr);
 
 class Generation {
  public:

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "dfmpc/worldmodel/device.h"
 #include "learning_rate.h"
 #include "mlp_internal.h"
 #include "model_archive.h"
@@ -29,7 +30,9 @@ struct Transitions {
   at::Tensor tokens, actions, next_observations;
 };
 
-Transitions AllTransitions(const std::vector<at::Tensor>& sequences, const TokenLayout& layout) {
+// Every transition of `sequences`, on `device`.
+Transitions AllTransitions(const std::vector<at::Tensor>& sequences, const TokenLayout& layout,
+                           c10::Device device) {
   std::vector<at::Tensor> tokens, actions, next_observations;
   for (const at::Tensor& s : sequences) {
     Require(s.dim() == 2 && s.size(1) == layout.token_dim(),
@@ -41,8 +44,8 @@ Transitions AllTransitions(const std::vector<at::Tensor>& sequences, const Token
     next_observations.push_back(next.slice(1, layout.observation_offset()));
   }
   Require(!tokens.empty(), "MLP dynamics: no sequence holds a transition (2 tokens)");
-  return {at::cat(tokens).to(at::kFloat), at::cat(actions).to(at::kFloat),
-          at::cat(next_observations).to(at::kFloat)};
+  return {at::cat(tokens).to(device, at::kFloat), at::cat(actions).to(device, at::kFloat),
+          at::cat(next_observations).to(device, at::kFloat)};
 }
 
 }  // namespace
@@ -93,7 +96,7 @@ void MlpTrainOptions::Validate() const {
 }
 
 double MlpDynamicsLoss(MlpDynamicsImpl& model, const std::vector<at::Tensor>& sequences) {
-  const Transitions all = AllTransitions(sequences, model.config().layout);
+  const Transitions all = AllTransitions(sequences, model.config().layout, ModuleDevice(model));
   at::NoGradGuard no_grad;
   return at::mse_loss(model.Forward(all.tokens, all.actions), all.next_observations).item<double>();
 }
@@ -102,7 +105,10 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
                       const MlpTrainOptions& options,
                       const std::function<void(int, double)>& on_progress) {
   options.Validate();
-  const Transitions all = AllTransitions(train, model.config().layout);
+  // Trains where the model is; transitions are picked on the CPU, so a seed
+  // picks the same ones on every device.
+  const c10::Device device = ModuleDevice(model);
+  const Transitions all = AllTransitions(train, model.config().layout, device);
   at::Generator generator = at::detail::createCPUGenerator(options.seed);
   torch::optim::AdamW optimizer(
       model.parameters(),
@@ -114,8 +120,9 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
           .lr(WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0, options.learning_rate,
                                        options.min_learning_rate_ratio));
     }
-    const at::Tensor picks =
-        at::randint(all.tokens.size(0), {options.batch_size}, generator, at::kLong);
+    const at::Tensor picks = ToDevice(
+        at::randint(all.tokens.size(0), {options.batch_size}, generator, at::kLong), device,
+        at::kLong);
     const at::Tensor loss = at::mse_loss(
         model.Forward(all.tokens.index_select(0, picks), all.actions.index_select(0, picks)),
         all.next_observations.index_select(0, picks));

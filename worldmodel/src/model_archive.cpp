@@ -108,7 +108,8 @@ ModelArchive OpenModelArchive(const std::string& path, const std::string& format
   ModelArchive opened{path, {}, {}};
   c10::IValue metadata;
   try {
-    opened.archive.load_from(archive.data(), archive.size());
+    // Onto the CPU whatever device the weights were saved from.
+    opened.archive.load_from(archive.data(), archive.size(), c10::Device(c10::kCPU));
     if (!opened.archive.try_read("metadata", metadata) || !metadata.isString()) {
       FailCheckpoint(path, "not a dfmpc model (no metadata record)");
     }

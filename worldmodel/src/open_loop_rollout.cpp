@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dfmpc/worldmodel/forward_graphs.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -59,6 +60,9 @@ OpenLoopRollout::OpenLoopRollout(DfTransformerImpl& model, const NoiseSchedule& 
     cache.evict = true;
     cache.scratch_capacity = options.chunk;
     cache_ = std::make_unique<KvCache>(cache);
+    if (options.cuda_graphs && cache.device.is_cuda()) {
+      graphs_ = std::make_unique<ForwardGraphs>(model);
+    }
   }
 }
 
@@ -118,7 +122,7 @@ at::Tensor OpenLoopRollout::Next(const at::Tensor& actions) {
   known.values.select(0, 0).narrow(1, 0, action_dim_).copy_(actions);
 
   Generation generation(model_, sample, /*batch=*/1, &known, last_token_);
-  const DenoiseEngine engine = MakeEngine(model_, schedule_, sample);
+  const DenoiseEngine engine = MakeEngine(model_, schedule_, sample, graphs_.get());
   if (cache_) {
     try {
       engine.Run(generation.matrix(), generation.tokens(), *cache_, generation.hooks());
@@ -140,7 +144,7 @@ at::Tensor OpenLoopRollout::Next(const at::Tensor& actions) {
 
 void OpenLoopRollout::Remember(const at::Tensor& tokens) {
   if (cache_) {
-    MakeEngine(model_, schedule_, SampleOptions{}).AppendClean(tokens, *cache_);
+    MakeEngine(model_, schedule_, SampleOptions{}, graphs_.get()).AppendClean(tokens, *cache_);
   } else {
     const int64_t to_sinks = std::min<int64_t>(options_.num_sinks - sinks_.size(1), tokens.size(1));
     sinks_ = at::cat({sinks_, tokens.narrow(1, 0, to_sinks)}, 1);
@@ -149,6 +153,10 @@ void OpenLoopRollout::Remember(const at::Tensor& tokens) {
     ring_ = ring.narrow(1, ring.size(1) - keep, keep).contiguous();
   }
   last_token_ = tokens.narrow(1, tokens.size(1) - 1, 1);
+}
+
+const ForwardGraphStats* OpenLoopRollout::graph_stats() const {
+  return graphs_ ? &graphs_->stats() : nullptr;
 }
 
 int OpenLoopRollout::history_size() const {

@@ -57,6 +57,13 @@ Normalizer Normalizer::Fit(const std::vector<at::Tensor>& sequences, double min_
   return Normalizer(mean.to(at::kFloat), scale.to(at::kFloat));
 }
 
+Normalizer Normalizer::To(c10::Device device) const {
+  Normalizer moved;
+  moved.mean_ = mean_.to(device);
+  moved.scale_ = scale_.to(device);
+  return moved;
+}
+
 at::Tensor Normalizer::Normalize(const at::Tensor& x) const {
   return (x - mean_.to(x.device())) / scale_.to(x.device());
 }

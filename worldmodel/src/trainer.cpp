@@ -14,7 +14,10 @@
 #include <stdexcept>
 
 #include "atomic_file.h"
+#include "autocast.h"
+#include "dfmpc/worldmodel/device.h"
 #include "learning_rate.h"
+#include "process_group.h"
 #include "training_noise.h"
 
 namespace dfmpc::worldmodel {
@@ -32,6 +35,19 @@ struct Batch {
   at::Tensor noisy_mask;     // [B, L] float: 1 where the token is not clean
   at::Tensor known_actions;  // [B, L, a + 1] side input; undefined without one
 };
+
+Batch ToDevice(const Batch& batch, c10::Device device) {
+  auto move = [device](const at::Tensor& t) {
+    return t.defined() ? worldmodel::ToDevice(t, device, t.scalar_type()) : t;
+  };
+  return Batch{move(batch.noisy), move(batch.timesteps), move(batch.target),
+               move(batch.noisy_mask), move(batch.known_actions)};
+}
+
+DfTransformer OnDevice(DfTransformer model, c10::Device device) {
+  model->to(device);
+  return model;
+}
 
 // Column 0: step, then train loss, validation loss, learning rate, tokens/s.
 at::Tensor LogToTensor(const std::vector<TrainLogRow>& log) {
@@ -75,6 +91,12 @@ void TrainerOptions::Validate() const {
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
+  Require(!mixed_precision || device.is_cuda(),
+          "mixed precision (bf16 autocast) needs a CUDA device");
+  data_parallel.Validate();
+  Require(batch_size % data_parallel.world_size == 0,
+          "the batch of " + std::to_string(batch_size) + " windows does not split evenly over " +
+              std::to_string(data_parallel.world_size) + " processes");
   sensor_noise.Validate();
 }
 
@@ -88,8 +110,8 @@ class Trainer::Impl {
         options_(options),
         train_(std::move(train)),
         validation_(std::move(validation)),
-        model_(config, options.seed),
-        ema_(config),
+        model_(OnDevice(DfTransformer(config, options.seed), options.device)),
+        ema_(OnDevice(DfTransformer(config), options.device)),
         optimizer_(
             model_->parameters(),
             torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay)),
@@ -105,9 +127,13 @@ class Trainer::Impl {
     alpha_bar_ = at::tensor(alpha_bar, at::kDouble).to(at::kFloat);
     CopyWeights(*model_, *ema_);
     ema_->eval();
+    if (options_.data_parallel.enabled()) {
+      group_ = std::make_unique<ProcessGroup>(options_.data_parallel);
+    }
     // Fixed validation windows and noise, from their own generator.
     at::Generator validation_generator = at::detail::createCPUGenerator(options.seed + 1);
-    validation_batch_ = MakeBatch(validation_, options.validation_windows, validation_generator);
+    validation_batch_ = ToDevice(
+        MakeBatch(validation_, options.validation_windows, validation_generator), options.device);
   }
 
   void Run(const std::string& state_path, bool resume,
@@ -134,9 +160,9 @@ class Trainer::Impl {
                         tokens_per_second});
         loss_sum_ = 0.0;
         loss_count_ = 0;
-        if (on_log) on_log(log_);
+        if (on_log && WritesFiles()) on_log(log_);
       }
-      if (step_ % options_.checkpoint_every == 0 || step_ == options_.steps) {
+      if ((step_ % options_.checkpoint_every == 0 || step_ == options_.steps) && WritesFiles()) {
         SaveState(state_path);
       }
     }
@@ -215,11 +241,28 @@ class Trainer::Impl {
     return batch;
   }
 
-  at::Tensor Loss(DfTransformerImpl& model, const Batch& batch) const {
+  // Mean squared error over the noisy tokens of `batch`, divided by
+  // `noisy_tokens` (default: the batch's own count).
+  at::Tensor Loss(DfTransformerImpl& model, const Batch& batch,
+                  at::Tensor noisy_tokens = at::Tensor()) const {
     const at::Tensor out =
         model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr, batch.known_actions);
     const at::Tensor per_token = (out - batch.target).pow(2).mean(-1);
-    return (per_token * batch.noisy_mask).sum() / batch.noisy_mask.sum().clamp_min(1.0);
+    if (!noisy_tokens.defined()) noisy_tokens = batch.noisy_mask.sum();
+    return (per_token * batch.noisy_mask).sum() / noisy_tokens.clamp_min(1.0);
+  }
+
+  // Rank 0 (or a process training alone) writes the state and the model.
+  bool WritesFiles() const { return options_.data_parallel.rank == 0; }
+
+  // This rank's windows of a global batch.
+  Batch Share(const Batch& global) const {
+    if (!group_) return global;
+    const int64_t size = options_.batch_size / options_.data_parallel.world_size;
+    const int64_t first = options_.data_parallel.rank * size;
+    auto rows = [&](const at::Tensor& t) { return t.defined() ? t.narrow(0, first, size) : t; };
+    return Batch{rows(global.noisy), rows(global.timesteps), rows(global.target),
+                 rows(global.noisy_mask), rows(global.known_actions)};
   }
 
   double LearningRate(int step) const {
@@ -229,13 +272,31 @@ class Trainer::Impl {
 
   double TrainStep() {
     model_->train();
-    const Batch batch = MakeBatch(train_, options_.batch_size, generator_);
+    // Every rank draws the whole global batch and trains on its share,
+    // normalized by the global count: the summed gradients are then the
+    // gradient of the global batch (data_parallel.h).
+    const Batch global =
+        ToDevice(MakeBatch(train_, options_.batch_size, generator_), options_.device);
+    const Batch batch = Share(global);
     for (auto& group : optimizer_.param_groups()) {
       static_cast<torch::optim::AdamWOptions&>(group.options()).lr(LearningRate(step_));
     }
     optimizer_.zero_grad();
-    const at::Tensor loss = Loss(*model_, batch);
+    at::Tensor loss;
+    {
+      const CudaBf16Autocast autocast(options_.mixed_precision);
+      loss = Loss(*model_, batch, global.noisy_mask.sum());
+    }
     loss.backward();
+    if (group_) {
+      std::vector<at::Tensor> summed;
+      for (const auto& parameter : model_->parameters()) {
+        if (parameter.grad().defined()) summed.push_back(parameter.grad());
+      }
+      loss = loss.detach().reshape({1});
+      summed.push_back(loss);
+      group_->SumAcrossRanks(summed);
+    }
     torch::nn::utils::clip_grad_norm_(model_->parameters(), options_.grad_clip);
     optimizer_.step();
     UpdateEma();
@@ -295,7 +356,7 @@ class Trainer::Impl {
     }
     try {
       torch::serialize::InputArchive archive;
-      archive.load_from(path);
+      archive.load_from(path, options_.device);
       c10::IValue signature, step, loss_sum, loss_count;
       archive.read("signature", signature);
       if (signature.toStringRef() != Signature()) {
@@ -336,6 +397,7 @@ class Trainer::Impl {
   at::Generator generator_;
   at::Tensor alpha_bar_;  // [T + 1], index t + 1
   Batch validation_batch_;
+  std::unique_ptr<ProcessGroup> group_;  // data-parallel training only
   int step_ = 0;
   double loss_sum_ = 0.0;
   int loss_count_ = 0;

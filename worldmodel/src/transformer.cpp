@@ -9,6 +9,8 @@
 #include <string>
 
 #include "attention.h"
+#include "dfmpc/worldmodel/device.h"
+#include "forward_setup.h"
 #include "seeded_init.h"
 
 namespace dfmpc::worldmodel {
@@ -131,13 +133,22 @@ at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) 
 at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
                                       const KvCache* cache, WindowKeysValues* window_kv,
                                       const at::Tensor& known_actions) {
+  return Run(Prepare(tokens, timesteps, cache, known_actions), tokens, window_kv, known_actions);
+}
+
+ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tensor& timesteps,
+                                        const KvCache* cache,
+                                        const at::Tensor& known_actions) const {
   if (tokens.dim() != 3 || tokens.size(2) != config_.token_dim) {
     throw std::invalid_argument("DfTransformer: tokens must be [batch, window, " +
                                 std::to_string(config_.token_dim) + "], got " +
                                 std::to_string(tokens.dim()) + "-d tensor with last size " +
                                 std::to_string(tokens.dim() ? tokens.size(-1) : 0));
   }
-  const int64_t batch = tokens.size(0), window = tokens.size(1);
+  ForwardSetup setup;
+  setup.batch = tokens.size(0);
+  setup.window = tokens.size(1);
+  const int64_t batch = setup.batch, window = setup.window;
   const at::Tensor steps = timesteps.dim() == 1 ? timesteps.unsqueeze(0) : timesteps;
   if (steps.dim() != 2 || steps.size(1) != window ||
       (steps.size(0) != 1 && steps.size(0) != batch)) {
@@ -168,59 +179,74 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
                             " attended tokens exceed the model's max_positions " +
                             std::to_string(config_.max_positions));
   }
+  // The range check reads the timesteps on the host: free for CPU ones, a
+  // synchronization for device ones (training's).
   const auto [unique_steps, inverse] = at::_unique(steps.flatten(), true, true);
   if (unique_steps[0].item<int64_t>() < -1 ||
       unique_steps[-1].item<int64_t>() >= config_.num_timesteps) {
     throw std::out_of_range("DfTransformer: timesteps must lie in [-1, " +
                             std::to_string(config_.num_timesteps - 1) + "]");
   }
-  // Conditioning is computed once per distinct timestep, then gathered.
-  const at::Tensor cond =
-      F::silu(time_mlp_->forward(TimestepFeatures(unique_steps, config_.width)));
+  const at::Device device = tokens.device();
+  setup.unique_steps = ToDevice(unique_steps, device, at::kLong);
+  setup.inverse = ToDevice(inverse, device, at::kLong);
+  setup.cond_batch = steps.size(0);
 
   // Window tokens sit at their absolute positions. Segments that attend with
   // an offset (sinks after eviction) get queries rotated at shifted angles.
   const int64_t first = cache != nullptr ? cache->NextPosition() : 0;
   const auto float_options = tokens.options().dtype(at::kFloat);
-  const RotaryAngles angles =
-      MakeRotaryAngles(rotary_frequencies_, first, window, float_options);
-  std::map<int64_t, RotaryAngles> shifted;
+  setup.query_angles.push_back(MakeRotaryAngles(rotary_frequencies_, first, window, float_options));
+  std::map<int64_t, int> angles_of_offset = {{0, 0}};
   if (cache != nullptr) {
-    for (const CacheSegment& segment : cache->Segments(0, batch)) {
-      if (segment.query_offset != 0 && !shifted.count(segment.query_offset)) {
-        shifted[segment.query_offset] = MakeRotaryAngles(
-            rotary_frequencies_, first - segment.query_offset, window, float_options);
-      }
+    for (int l = 0; l < config_.depth; ++l) {
+      setup.segments.push_back(cache->Segments(l, batch));
     }
+    for (const CacheSegment& segment : setup.segments.front()) {
+      auto [entry, inserted] = angles_of_offset.emplace(
+          segment.query_offset, static_cast<int>(setup.query_angles.size()));
+      if (inserted) {
+        setup.query_angles.push_back(MakeRotaryAngles(
+            rotary_frequencies_, first - segment.query_offset, window, float_options));
+      }
+      setup.segment_angles.push_back(entry->second);
+    }
+  } else {
+    setup.segments.resize(config_.depth);
   }
+  setup.future = FutureMask(window, tokens.options());
+  return setup;
+}
 
+at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& tokens,
+                                  WindowKeysValues* window_kv, const at::Tensor& known_actions) {
+  // Conditioning is computed once per distinct timestep, then gathered.
+  const at::Tensor cond =
+      F::silu(time_mlp_->forward(TimestepFeatures(setup.unique_steps, config_.width)));
   if (window_kv != nullptr) {
     window_kv->keys.assign(blocks_.size(), at::Tensor());
     window_kv->values.assign(blocks_.size(), at::Tensor());
   }
-  const at::Tensor future = FutureMask(window, tokens.options());
   at::Tensor x = input_(tokens);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     std::vector<CachedKeysValues> cached;
-    if (cache != nullptr) {
-      for (const CacheSegment& segment : cache->Segments(static_cast<int>(l), batch)) {
-        cached.push_back({segment.keys, segment.values,
-                          segment.query_offset == 0 ? &angles
-                                                    : &shifted.at(segment.query_offset)});
-      }
+    const std::vector<CacheSegment>& segments = setup.segments[l];
+    for (size_t i = 0; i < segments.size(); ++i) {
+      cached.push_back({segments[i].keys, segments[i].values,
+                        &setup.query_angles[setup.segment_angles[i]]});
     }
     at::Tensor keys, values;
-    x = blocks_[l]->Forward(x, cond, inverse, steps.size(0), angles, future, cached, &keys,
-                           &values);
+    x = blocks_[l]->Forward(x, cond, setup.inverse, setup.cond_batch, setup.query_angles[0],
+                           setup.future, cached, &keys, &values);
     if (window_kv != nullptr) {
       window_kv->keys[l] = keys;
       window_kv->values[l] = values;
     }
   }
   const auto mod = final_modulation_(cond)
-                       .index_select(0, inverse)
-                       .view({steps.size(0), window, 2 * config_.width})
+                       .index_select(0, setup.inverse)
+                       .view({setup.cond_batch, setup.window, 2 * config_.width})
                        .chunk(2, -1);
   return output_(final_norm_(x) * (1 + mod[1]) + mod[0]);
 }

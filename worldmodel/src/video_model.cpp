@@ -35,7 +35,8 @@ void SaveVideoModel(const std::string& path, const ModelInfo& info, const Normal
                    {{kTokenizerRecord, tokenizer.model.ptr().get()}});
 }
 
-VideoModel LoadVideoModel(const std::string& path, const CheckpointExpectation& expect) {
+VideoModel LoadVideoModel(const std::string& path, const CheckpointExpectation& expect,
+                          c10::Device device) {
   ModelArchive opened = OpenModelArchive(
       path, kFormatName, "a dfmpc video model",
       "rollout needs a video model from `dfmpc train --tokenizer` (a state model "
@@ -68,6 +69,8 @@ VideoModel LoadVideoModel(const std::string& path, const CheckpointExpectation& 
   }
   video.tokenizer.model = FrameAutoencoder(info.config);
   ReadModuleWeights(opened, kTokenizerRecord, *video.tokenizer.model);
+  video.world.model->to(device);
+  video.tokenizer.model->to(device);
   return video;
 }
 

@@ -76,6 +76,14 @@ struct PlannerOptions {
   // caller's setting. (LibTorch keeps this count per thread in its OpenMP
   // build, Debian's; its inter-op pool is process-wide and is not touched.)
   int threads = 0;
+  // "cpu", "cuda" or "cuda:N": FromFile loads the model onto it (empty: the
+  // CPU). A Planner made from a loaded checkpoint runs where its model is;
+  // naming another device here is then an error.
+  std::string device;
+  // On a GPU, replay the step's model calls as CUDA graphs once their shapes
+  // repeat (from the step the context ring is full); without guidance only
+  // (worldmodel/forward_graphs.h). No effect on the CPU.
+  bool cuda_graphs = true;
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;
@@ -114,6 +122,7 @@ struct StepStats {
                                     // the appended real tokens included
   int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
   bool cut_short = false;           // the deadline ended the program early (Optimize)
+  int graph_replays = 0;            // model calls replayed as CUDA graphs
   double latency_ms = 0.0;          // wall time of the optimization
   // No candidate plan was finite: the action is the previous plan's next
   // one (zero without one), the plan is dropped and the context history
@@ -132,8 +141,10 @@ class Planner {
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
 
-  // Loads `model_path` and the cost of its task. With a non-empty `task` a
-  // model trained for another task is an error (std::runtime_error).
+  // Loads `model_path` onto `options.device` with the cost of its task.
+  // With a non-empty `task` a model trained for another task is an error
+  // (std::runtime_error); so is a device this machine lacks
+  // (std::invalid_argument).
   static std::unique_ptr<Planner> FromFile(const std::string& model_path,
                                            const PlannerOptions& options,
                                            const std::string& task = "");

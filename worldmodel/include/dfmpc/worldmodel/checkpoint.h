@@ -52,8 +52,11 @@ struct CheckpointExpectation {
 
 // Throws std::runtime_error naming the file and the problem: missing,
 // truncated or not a dfmpc model, another format version, or a mismatch with
-// `expect` (task, token dimension). The model is returned in eval mode.
-Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect = {});
+// `expect` (task, token dimension). The model is returned in eval mode, on
+// `device` (a file written from any device loads onto any other); the
+// normalizer stays on the CPU.
+Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect = {},
+                          c10::Device device = c10::Device(c10::kCPU));
 
 // Human-readable summary of a checkpoint (for `dfmpc info`).
 std::string DescribeCheckpoint(const Checkpoint& checkpoint);

@@ -23,14 +23,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "dfmpc/worldmodel/noise_schedule.h"
 
 namespace dfmpc::worldmodel {
 
 class DfTransformerImpl;
+class ForwardGraphs;
 class KvCache;
 class SchedulingMatrix;
+struct WindowKeysValues;
 
 struct DenoiseOptions {
   int num_levels = 8;  // K: the program's levels map to the schedule's timesteps
@@ -75,9 +78,12 @@ struct DenoiseHooks {
 
 class DenoiseEngine {
  public:
-  // The model and schedule must outlive the engine.
+  // The model and schedule must outlive the engine. With `graphs` (which
+  // must outlive it too, and be for this model) Run's and AppendClean's
+  // model calls go through it: CUDA graphs where shapes repeat
+  // (forward_graphs.h).
   DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
-                const DenoiseOptions& options);
+                const DenoiseOptions& options, ForwardGraphs* graphs = nullptr);
 
   // Applies every call of `program` to `tokens` ([N, H, d], edited in place)
   // after the context in `cache`, whose scratch region must have room for
@@ -111,6 +117,13 @@ class DenoiseEngine {
 
   // Throws std::invalid_argument for a hook the options need but lack.
   void CheckHooks(const DenoiseHooks& hooks) const;
+  // The tables of `program` on `device`: those of the last run when it ran
+  // the same program (a planner's warm step runs one program every step).
+  const Tables& TablesFor(const SchedulingMatrix& program, at::Device device) const;
+  // A model call over the cache, through the graphs when there are any.
+  at::Tensor CachedForward(const at::Tensor& tokens, const at::Tensor& timesteps,
+                           const KvCache& cache, WindowKeysValues* window_kv,
+                           const at::Tensor& known_actions = at::Tensor()) const;
   // Clean and noise estimates of tokens [begin, begin + count) before call
   // `row`, and the guidance gradient.
   Estimate Evaluate(const Tables& tables, int row, int begin, int count, const at::Tensor& tokens,
@@ -124,6 +137,8 @@ class DenoiseEngine {
   DfTransformerImpl& model_;
   const NoiseSchedule& schedule_;
   DenoiseOptions options_;
+  ForwardGraphs* graphs_;
+  mutable std::shared_ptr<const Tables> tables_;  // of the last program run
 };
 
 }  // namespace dfmpc::worldmodel

@@ -47,13 +47,14 @@ class FrameAutoencoderImpl : public torch::nn::Module {
 
   const FrameTokenizerConfig& config() const { return config_; }
 
-  // frames: uint8 [N, H, W, 3] -> float [N, latent_dim]. Throws
-  // std::invalid_argument naming the expected shape for another shape or
-  // dtype.
+  // frames: uint8 [N, H, W, 3] (on the CPU or the model's device) -> float
+  // [N, latent_dim] on the model's device. Throws std::invalid_argument
+  // naming the expected shape for another shape or dtype.
   at::Tensor Encode(const at::Tensor& frames);
-  // latents: float [N, latent_dim] -> float [N, H, W, 3] in [0, 1].
+  // latents: float [N, latent_dim] (any device) -> float [N, H, W, 3] in
+  // [0, 1] on the model's device.
   at::Tensor Decode(const at::Tensor& latents);
-  // Decode, rounded to uint8 [N, H, W, 3].
+  // Decode, rounded to uint8 [N, H, W, 3], on the CPU.
   at::Tensor DecodeToBytes(const at::Tensor& latents);
   // Pixels in [0, 1], [N, 3, H, W], to decoder output of the same layout:
   // what training differentiates.

@@ -34,6 +34,8 @@
 namespace dfmpc::worldmodel {
 
 class DfTransformerImpl;
+class ForwardGraphs;
+struct ForwardGraphStats;
 class KvCache;
 class ObservationChain;
 
@@ -53,6 +55,9 @@ struct RolloutOptions {
   // Links each generated token to the one before it (observation_chain.h);
   // may be null. Must outlive the rollout.
   const ObservationChain* chain = nullptr;
+  // On a CUDA model with kExact: replay the chunks' model calls as CUDA
+  // graphs once the history is full (forward_graphs.h).
+  bool cuda_graphs = true;
 };
 
 class OpenLoopRollout {
@@ -86,6 +91,8 @@ class OpenLoopRollout {
   // the kept history): independent of the rollout's length.
   int64_t StateBytes() const;
   const RolloutOptions& options() const { return options_; }
+  // What the CUDA graphs did, or null when the rollout uses none.
+  const ForwardGraphStats* graph_stats() const;
 
  private:
   // Adds clean normalized tokens [1, n, d] to the history.
@@ -96,6 +103,7 @@ class OpenLoopRollout {
   int action_dim_;
   RolloutOptions options_;
   std::unique_ptr<KvCache> cache_;  // kExact
+  std::unique_ptr<ForwardGraphs> graphs_;  // kExact on CUDA with cuda_graphs
   at::Tensor sinks_, ring_;         // kNone: the kept history, [1, n, d] each
   at::Tensor last_token_;           // [1, 1, d], the newest history token
   int64_t generated_ = 0;

@@ -36,6 +36,11 @@ class SchedulingMatrix {
   int level(int row, int token) const { return levels_[row * horizon_ + token]; }
   void set_level(int row, int token, int level) { levels_[row * horizon_ + token] = level; }
 
+  bool operator==(const SchedulingMatrix& other) const {
+    return rows_ == other.rows_ && horizon_ == other.horizon_ &&
+           num_levels_ == other.num_levels_ && levels_ == other.levels_;
+  }
+
   // True when call `row` moves token `token` (its level drops).
   bool Changes(int row, int token) const {
     return level(row, token) > level(row + 1, token);

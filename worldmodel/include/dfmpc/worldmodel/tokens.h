@@ -60,6 +60,9 @@ class Normalizer {
   const at::Tensor& mean() const { return mean_; }
   const at::Tensor& scale() const { return scale_; }
 
+  // The same statistics on `device` (a no-op where they already are).
+  Normalizer To(c10::Device device) const;
+
   // Work on [..., d] tensors on any device.
   at::Tensor Normalize(const at::Tensor& x) const;
   at::Tensor Denormalize(const at::Tensor& x) const;

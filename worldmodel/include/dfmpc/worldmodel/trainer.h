@@ -14,6 +14,10 @@
 // (weights, EMA, optimizer, step, random generators, log) is written
 // atomically to the state file, so a run killed at any moment continues from
 // the last state with the same loss trajectory as an uninterrupted run.
+//
+// Data-parallel training (data_parallel.h) splits every batch over several
+// processes; batch_size is then the global batch, and rank 0 alone writes
+// the state file and gets on_log.
 #ifndef DFMPC_WORLDMODEL_TRAINER_H_
 #define DFMPC_WORLDMODEL_TRAINER_H_
 
@@ -25,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "dfmpc/worldmodel/data_parallel.h"
 #include "dfmpc/worldmodel/noise_schedule.h"
 #include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -60,6 +65,16 @@ struct TrainerOptions {
   int validation_windows = 256;  // fixed windows, fixed noise: comparable over time
   int checkpoint_every = 250;
   uint64_t seed = 0;  // initial weights, batches and noise
+  // Where the model trains. Batches are drawn on the CPU whatever the
+  // device, so a seed gives the same windows and noise everywhere; the
+  // arithmetic (and so the loss curve) differs by rounding only. The resume
+  // state loads onto any device.
+  c10::Device device = c10::Device(c10::kCPU);
+  // bf16 autocast of the forward pass (CUDA only): matrix products in bf16,
+  // weights, optimizer and loss in float.
+  bool mixed_precision = false;
+  // Several processes sharing every batch (batch_size must divide evenly).
+  DataParallelOptions data_parallel;
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;
@@ -93,7 +108,7 @@ class Trainer {
   // Runs until options.steps. With resume, the state at `state_path` is
   // loaded first (error if missing or from a different configuration).
   // `on_progress` is called after every step, `on_log` after every
-  // validation with the whole log so far.
+  // validation with the whole log so far (on rank 0 only).
   void Run(const std::string& state_path, bool resume,
            const std::function<void(const TrainProgress&)>& on_progress,
            const std::function<void(const std::vector<TrainLogRow>&)>& on_log);

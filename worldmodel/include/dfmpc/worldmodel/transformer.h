@@ -56,6 +56,8 @@ struct WindowKeysValues {
 };
 
 class TransformerBlock;
+struct ForwardSetup;
+class ForwardGraphs;
 
 class DfTransformerImpl : public torch::nn::Module {
  public:
@@ -66,7 +68,8 @@ class DfTransformerImpl : public torch::nn::Module {
   const TransformerConfig& config() const { return config_; }
 
   // tokens: [B, w, d]. timesteps: [w] (shared by the batch) or [B, w], int64
-  // in [-1, T-1] (-1 is clean). The window follows the tokens of `cache` (or
+  // in [-1, T-1] (-1 is clean), on the CPU or the model's device (on the
+  // CPU a CUDA model reads them without waiting for the GPU). The window follows the tokens of `cache` (or
   // starts at position 0 when cache is null; a cache built for another model
   // throws, see CheckCacheOptions), attends causally to itself and to every
   // cached token. Returns [B, w, d]. When `window_kv` is non-null it
@@ -85,6 +88,14 @@ class DfTransformerImpl : public torch::nn::Module {
   void CheckCacheOptions(const KvCacheOptions& options) const;
 
  private:
+  friend class ForwardGraphs;
+  // The two halves of Forward (src/forward_setup.h): the checks and host
+  // work, then the device work alone, which a CUDA graph can capture.
+  ForwardSetup Prepare(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
+                       const at::Tensor& known_actions) const;
+  at::Tensor Run(const ForwardSetup& setup, const at::Tensor& tokens, WindowKeysValues* window_kv,
+                 const at::Tensor& known_actions);
+
   TransformerConfig config_;
   torch::nn::Linear input_{nullptr};
   torch::nn::Linear known_action_input_{nullptr};  // only with action_input_dim > 0

@@ -28,8 +28,9 @@ void SaveVideoModel(const std::string& path, const ModelInfo& info, const Normal
 // Throws std::runtime_error naming the file and the problem: missing,
 // corrupt, a state model or another kind of file, another format version,
 // halves that do not fit, or a mismatch with `expect` (task; token_dim is
-// the transformer's). Both halves in eval mode.
-VideoModel LoadVideoModel(const std::string& path, const CheckpointExpectation& expect = {});
+// the transformer's). Both halves in eval mode, on `device`.
+VideoModel LoadVideoModel(const std::string& path, const CheckpointExpectation& expect = {},
+                          c10::Device device = c10::Device(c10::kCPU));
 
 // True when `path` is a readable video model file (of this format version).
 bool IsVideoModelFile(const std::string& path);
