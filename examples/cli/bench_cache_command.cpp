@@ -2,7 +2,8 @@
 // pyramid KV cache, side by side in one run.
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,8 @@
 // warm r = 1, 2, 4, across context lengths and candidate counts, in one run;
 // and a long run that shows the bounded context cache keeps memory flat.
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // dfmpc train: train a diffusion-forcing world model on a dataset.
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>

@@ -2,8 +2,8 @@
 // convolutional autoencoder) on the frames of datasets collected with
 // `dfmpc collect --frames WxH`, holding out the last episodes' frames as
 // `dfmpc train` does.
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

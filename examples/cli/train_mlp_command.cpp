@@ -2,8 +2,8 @@
 // with the same train / validation episode split as `dfmpc train`; with
 // --ensemble E, E of them from seeds seed .. seed + E - 1 in one ensemble
 // file (the model of `--policy mlp-mppi`).
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -463,32 +463,41 @@ class Planner::Impl {
                                          .narrow(-1, 0, layout.action_dim);  // [N, act]
     const at::Tensor valid = at::isfinite(costs) & at::isfinite(first_actions).all(1) &
                              at::isfinite(plan.tokens).flatten(1).all(1);
-    if (!valid.any().item<bool>()) return std::nullopt;
     const at::Tensor finite_costs =
         at::where(valid, costs, at::full_like(costs, std::numeric_limits<float>::infinity()));
-    const int64_t best = finite_costs.argmin().item<int64_t>();
-    at::Tensor action = first_actions[best];
+    // The choice stays on the device until one read-back of what the host
+    // needs: [any valid, best, its cost, the action]. (On a GPU every read
+    // back waits for the queued kernels; a step used to make seven.)
+    const at::Tensor best = finite_costs.argmin().view({1});
+    at::Tensor action = first_actions.index_select(0, best)[0];
     if (options_.selection == Selection::kMppi) {
       // Invalid candidates get weight exp(-inf) = 0 and a zero action.
       const at::Tensor weights =
-          at::softmax(-(finite_costs - finite_costs[best]) / options_.temperature, 0);
+          at::softmax(-(finite_costs - finite_costs.index_select(0, best)) / options_.temperature,
+                      0);
       const at::Tensor actions =
           at::where(valid.unsqueeze(1), first_actions, at::zeros_like(first_actions));
       action = (weights.unsqueeze(1) * actions).sum(0);
     }
+    const at::Tensor read_back = at::cat({valid.any().to(at::kFloat).view({1}),
+                                          best.to(at::kFloat), finite_costs.index_select(0, best),
+                                          action.clamp(-1.0, 1.0).to(at::kFloat)})
+                                     .to(at::kCPU, at::kDouble);
+    const double* host = read_back.data_ptr<double>();
+    if (host[0] == 0.0) return std::nullopt;
+    const int64_t chosen = static_cast<int64_t>(host[1]);
     Choice choice;
-    choice.action = ToEigen(action.clamp(-1.0, 1.0).view({1, -1})).row(0).transpose();
+    choice.action = Eigen::Map<const Eigen::VectorXd>(host + 3, layout.action_dim);
     if (!choice.action.allFinite()) return std::nullopt;
-    choice.plan.tokens = plan.tokens.narrow(0, best, 1).expand_as(plan.tokens).clone();
+    choice.plan.tokens = plan.tokens.narrow(0, chosen, 1).expand_as(plan.tokens).clone();
     choice.plan.clean_estimate =
-        plan.clean_estimate.narrow(0, best, 1).expand_as(plan.clean_estimate).clone();
+        plan.clean_estimate.narrow(0, chosen, 1).expand_as(plan.clean_estimate).clone();
     choice.plan.estimated = plan.estimated;
     choice.levels.resize(options_.horizon);
     for (int t = 0; t < options_.horizon; ++t) {
       choice.levels[t] = program.level(program.rows() - 1, t);
     }
-    choice.described =
-        Describe(choice.plan, choice.levels, finite_costs[best].item<double>(), observation);
+    choice.described = Describe(choice.plan, choice.levels, host[2], observation);
     return choice;
   }
 
@@ -499,9 +508,13 @@ class Planner::Impl {
     const at::Tensor estimate = normalizer_.Denormalize(plan.clean_estimate[0]);
     const at::Tensor observations =
         worldmodel::TokenObservations(layout, estimate, ToTensor(observation, device()));
+    // One read-back: [actions, observations, normalized tokens] per row.
+    const Eigen::MatrixXd rows = ToEigen(
+        at::cat({estimate.narrow(-1, 0, layout.action_dim), observations, plan.tokens[0]}, -1));
+    const int actions = layout.action_dim, features = layout.observation_dim;
     Plan out;
-    out.actions = ToEigen(estimate.narrow(-1, 0, layout.action_dim));
-    out.observations = ToEigen(observations);
+    out.actions = rows.leftCols(actions);
+    out.observations = rows.middleCols(actions, features);
     // Tokens never run through the model have no estimate yet.
     const int unknown = options_.horizon - plan.estimated;
     if (unknown > 0) {
@@ -510,7 +523,7 @@ class Planner::Impl {
       out.observations.bottomRows(unknown).setConstant(nan);
     }
     out.levels = levels;
-    out.tokens = ToEigen(plan.tokens[0]);
+    out.tokens = rows.rightCols(rows.cols() - actions - features);
     out.cost = cost;
     return out;
   }

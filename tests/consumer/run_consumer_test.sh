@@ -4,5 +4,5 @@
 # without the project.
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
-bash "$here/build_installed_project.sh" "$1" "$2" "$3" "$4" "$here/project"
+bash "$here/build_installed_project.sh" "$1" "$2" "$3" "$here/project"
 "$3/build/consumer"

@@ -7,7 +7,7 @@ set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
 source_dir=$2
 work_dir=$3
-bash "$here/build_installed_project.sh" "$1" "$source_dir" "$work_dir" "$4" \
+bash "$here/build_installed_project.sh" "$1" "$source_dir" "$work_dir" \
   "$source_dir/examples/robot_controller"
 if grep -i -E 'torch|_GLIBCXX_USE_CXX11_ABI' "$work_dir/build/compile_commands.json"; then
   echo "robot_controller: LibTorch reached the controller's compile commands (above)" >&2

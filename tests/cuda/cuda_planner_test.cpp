@@ -1,7 +1,8 @@
 // The planner on a GPU: CUDA graphs change no action, the GPU follows the
 // CPU, and models load onto the device the options name.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <memory>
 #include <stdexcept>

@@ -1,7 +1,8 @@
 // Training on a GPU: the loss falls, the first step matches the CPU's, bf16
 // autocast trains, and what a GPU trains plans on the CPU and resumes there.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cuda_testing.h"
+#include "data_parallel_testing.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/noise_schedule.h"
 #include "dfmpc/worldmodel/trainer.h"
@@ -129,6 +131,26 @@ TEST(CudaTrainingTest, Bf16AutocastTrains) {
   trainer.Run(state, false, nullptr, nullptr);
   EXPECT_LT(trainer.log().back().validation_loss, 0.7 * before);
   std::filesystem::remove(state);
+}
+
+TEST(CudaTrainingTest, TwoRanksOnTheGpuEqualOneProcessWithTheGlobalBatch) {
+  DFMPC_SKIP_WITHOUT_CUDA();
+  const NoiseSchedule schedule;
+  TransformerConfig config = testing::TinyConfig(kTokenDim);
+  config.max_positions = 16;
+  const TrainerOptions options = Small(c10::Device(c10::kCUDA), 12);
+  const auto train = Sequences(6, 1), validation = Sequences(2, 2);
+  Trainer alone(config, schedule, options, train, validation);
+  alone.Run(TempPath("alone") + ".state", false, nullptr, nullptr);
+  // Gloo sums the CUDA gradients (both ranks share this one GPU).
+  const std::vector<testing::RankResult> ranks =
+      testing::TrainRanks(config, schedule, options, train, validation, 2, TempPath("ranks"));
+  ASSERT_EQ(ranks[0].error, "");
+  ASSERT_EQ(ranks[1].error, "");
+  EXPECT_TRUE(torch::equal(ranks[0].weights, ranks[1].weights));
+  EXPECT_LE((ranks[0].weights - testing::Weights(alone)).abs().max().item<double>(), 1e-5);
+  std::filesystem::remove(TempPath("alone") + ".state");
+  std::filesystem::remove(TempPath("ranks") + "_0");
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 #include "dfmpc/worldmodel/forward_graphs.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <vector>
 

@@ -1,7 +1,8 @@
 // The learned-dynamics MPPI peer (examples/cli/mlp_mppi_policy.h) on a tiny
 // ensemble trained here on a small collected pendulum dataset.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <Eigen/Core>
 #include <cstdio>

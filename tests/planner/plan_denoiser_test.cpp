@@ -4,7 +4,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/noise_schedule.h"

@@ -32,6 +32,13 @@ void PrintTo(const RegressionCase& c, std::ostream* os) { *os << c.task; }
 class ShippedModelTest : public testing::TestWithParam<RegressionCase> {};
 
 TEST_P(ShippedModelTest, ControlsItsTaskFromFixedSeeds) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Numbers, not memory: the Release pass checks the returns. Under
+  // AddressSanitizer these episodes took 170 s of the pass for the code
+  // paths PlannerTest's and PlannerSafetyTest's shipped-model episodes
+  // already run there (README: the sanitizer pass).
+  GTEST_SKIP() << "closed-loop returns are checked in the Release build";
+#endif
   const RegressionCase& c = GetParam();
   const worldmodel::Checkpoint model = worldmodel::LoadCheckpoint(ModelPath(c.task));
   envs::EnvOptions env_options;

@@ -1,7 +1,8 @@
 #include "dfmpc/planner/task_cost.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <limits>

@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cstdio>
 #include <filesystem>

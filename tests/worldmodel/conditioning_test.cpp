@@ -1,6 +1,7 @@
 // Conditioning the sampler on known features (inpainting).
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <cstdint>

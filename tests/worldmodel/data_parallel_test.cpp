@@ -4,20 +4,18 @@
 // hang.
 #include "dfmpc/worldmodel/data_parallel.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "data_parallel_testing.h"
 #include "dfmpc/worldmodel/noise_schedule.h"
 #include "dfmpc/worldmodel/trainer.h"
 #include "tiny_model.h"
@@ -26,19 +24,6 @@ namespace dfmpc::worldmodel {
 namespace {
 
 constexpr int kTokenDim = 4;
-
-// A port nobody listens on right now.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::vector<at::Tensor> Walks(int count, int seed) {
   torch::manual_seed(seed);
@@ -65,13 +50,6 @@ std::string StatePath(const std::string& name) {
       .string();
 }
 
-// The EMA weights, concatenated.
-at::Tensor Weights(Trainer& trainer) {
-  std::vector<at::Tensor> flat;
-  for (const auto& p : trainer.ema_model().parameters()) flat.push_back(p.detach().flatten());
-  return torch::cat(flat);
-}
-
 TEST(DataParallelTest, OptionsAreChecked) {
   DataParallelOptions options;
   options.world_size = 2;
@@ -95,41 +73,21 @@ TEST(DataParallelTest, TwoRanksEqualOneProcessWithTheGlobalBatch) {
   Trainer alone(config, schedule, Options(), train, validation);
   alone.Run(StatePath("alone"), false, nullptr, nullptr);
 
-  const int port = FreePort();
-  std::vector<at::Tensor> weights(2);
-  std::vector<std::string> errors(2);
-  std::vector<double> last_loss(2);
-  std::vector<std::thread> ranks;
-  for (int rank = 0; rank < 2; ++rank) {
-    ranks.emplace_back([&, rank] {
-      try {
-        TrainerOptions options = Options();
-        options.data_parallel.world_size = 2;
-        options.data_parallel.rank = rank;
-        options.data_parallel.store_port = port;
-        options.data_parallel.timeout_seconds = 60;
-        Trainer trainer(config, schedule, options, train, validation);
-        trainer.Run(StatePath("rank" + std::to_string(rank)), false, nullptr, nullptr);
-        weights[rank] = Weights(trainer);
-        last_loss[rank] = trainer.log().back().train_loss;
-      } catch (const std::exception& e) {
-        errors[rank] = e.what();
-      }
-    });
-  }
-  for (std::thread& rank : ranks) rank.join();
-  ASSERT_EQ(errors[0], "");
-  ASSERT_EQ(errors[1], "");
+  const std::vector<testing::RankResult> ranks =
+      testing::TrainRanks(config, schedule, Options(), train, validation, 2, StatePath("rank"));
+  ASSERT_EQ(ranks[0].error, "");
+  ASSERT_EQ(ranks[1].error, "");
   // Both ranks hold the same weights...
-  EXPECT_TRUE(torch::equal(weights[0], weights[1]));
+  EXPECT_TRUE(torch::equal(ranks[0].weights, ranks[1].weights));
   // ...those of one process with the global batch, up to the order in which
   // the two halves' float sums were added (12 AdamW steps).
-  EXPECT_LE((weights[0] - Weights(alone)).abs().max().item<double>(), 1e-5);
-  EXPECT_NEAR(last_loss[0], alone.log().back().train_loss, 1e-5);
+  EXPECT_LE((ranks[0].weights - testing::Weights(alone)).abs().max().item<double>(), 1e-5);
+  EXPECT_NEAR(ranks[0].last_train_loss, alone.log().back().train_loss, 1e-5);
   // Only rank 0 writes the resume state.
-  EXPECT_TRUE(std::filesystem::exists(StatePath("rank0")));
-  EXPECT_FALSE(std::filesystem::exists(StatePath("rank1")));
-  for (const char* name : {"alone", "rank0"}) std::filesystem::remove(StatePath(name));
+  EXPECT_TRUE(std::filesystem::exists(StatePath("rank") + "_0"));
+  EXPECT_FALSE(std::filesystem::exists(StatePath("rank") + "_1"));
+  std::filesystem::remove(StatePath("alone"));
+  std::filesystem::remove(StatePath("rank") + "_0");
 }
 
 TEST(DataParallelTest, ARankThatNeverComesIsAnErrorWithinTheTimeout) {
@@ -139,7 +97,7 @@ TEST(DataParallelTest, ARankThatNeverComesIsAnErrorWithinTheTimeout) {
   TrainerOptions options = Options();
   options.data_parallel.world_size = 2;
   options.data_parallel.rank = 0;  // serves the store; rank 1 never comes
-  options.data_parallel.store_port = FreePort();
+  options.data_parallel.store_port = testing::FreePort();
   options.data_parallel.timeout_seconds = 2;
   const auto start = std::chrono::steady_clock::now();
   try {

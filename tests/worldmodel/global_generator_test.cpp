@@ -3,7 +3,9 @@
 // one, whose state a caller may rely on.
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <string>
 #include <vector>

@@ -1,7 +1,8 @@
 // The clean known-action side input of the transformer (transformer.h): the
 // model, the sampler in both cache modes, and checkpoints.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <stdexcept>
 #include <string>

@@ -1,7 +1,8 @@
 #include "dfmpc/worldmodel/mlp_ensemble.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <stdexcept>
 #include <string>

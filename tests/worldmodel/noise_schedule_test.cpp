@@ -1,7 +1,8 @@
 #include "dfmpc/worldmodel/noise_schedule.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <stdexcept>

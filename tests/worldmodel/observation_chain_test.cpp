@@ -3,7 +3,8 @@
 #include "dfmpc/worldmodel/observation_chain.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <stdexcept>
 

@@ -3,7 +3,8 @@
 // actions come back exactly, seeds reproduce, and the kept state does not
 // grow with the rollout's length.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,8 @@
 // Sampler::Generate with a caller's KV cache: caches that do not fit the
 // model or the context are refused, and a throw leaves the cache as given.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <stdexcept>
 #include <string>

@@ -2,7 +2,8 @@
 #ifndef DFMPC_TESTS_WORLDMODEL_TINY_MODEL_H_
 #define DFMPC_TESTS_WORLDMODEL_TINY_MODEL_H_
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <string>
 

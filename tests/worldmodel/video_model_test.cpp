@@ -2,7 +2,8 @@
 // do not fit refused, and each kind of model file refused where the other
 // is expected, with a message that says which command wants which.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <fstream>
 #include <functional>

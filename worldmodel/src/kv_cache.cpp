@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "dfmpc/worldmodel/device.h"
+
 namespace dfmpc::worldmodel {
 namespace {
 
@@ -137,8 +139,9 @@ KvCacheMark KvCache::Mark(int tokens) const {
     mark.slots.push_back(PersistentSlot(p));
   }
   if (mark.slots.empty()) return mark;
-  const at::Tensor index = at::tensor(std::vector<int64_t>(mark.slots.begin(), mark.slots.end()),
-                                      at::TensorOptions(at::kLong).device(options_.device));
+  const at::Tensor index = ToDevice(
+      at::tensor(std::vector<int64_t>(mark.slots.begin(), mark.slots.end()), at::kLong),
+      options_.device, at::kLong);
   for (int l = 0; l < options_.num_layers; ++l) {
     mark.keys.push_back(keys_[l].index_select(2, index));
     mark.values.push_back(values_[l].index_select(2, index));
