@@ -145,6 +145,9 @@ TEST(CudaTrainingTest, TwoRanksOnTheGpuEqualOneProcessWithTheGlobalBatch) {
   // Gloo sums the CUDA gradients (both ranks share this one GPU).
   const std::vector<testing::RankResult> ranks =
       testing::TrainRanks(config, schedule, options, train, validation, 2, TempPath("ranks"));
+  if (ranks[0].error.find("not built in") != std::string::npos) {
+    GTEST_SKIP() << ranks[0].error;  // this LibTorch came without usable Gloo headers
+  }
   ASSERT_EQ(ranks[0].error, "");
   ASSERT_EQ(ranks[1].error, "");
   EXPECT_TRUE(torch::equal(ranks[0].weights, ranks[1].weights));
