@@ -28,6 +28,7 @@ void AddTrainFramesCommand(CLI::App& app, const std::string& command_line);  // 
 void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
 void AddControlCommand(CLI::App& app);    // dfmpc control
 void AddBenchMpcCommand(CLI::App& bench);  // dfmpc bench mpc
+void AddBenchDeadlineCommand(CLI::App& bench);  // dfmpc bench deadline
 void AddRolloutCommand(CLI::App& app);      // dfmpc rollout
 void AddBenchRolloutCommand(CLI::App& bench);  // dfmpc bench rollout
 

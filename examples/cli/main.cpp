@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddBenchCacheCommand(*bench);
   dfmpc::cli::AddBenchRenderCommand(*bench);
   dfmpc::cli::AddBenchMpcCommand(*bench);
+  dfmpc::cli::AddBenchDeadlineCommand(*bench);
   dfmpc::cli::AddBenchRolloutCommand(*bench);
 
   try {

@@ -29,6 +29,9 @@ void AddEpisode(dfmpc::planner::AsyncStats& totals, const dfmpc::planner::AsyncS
   totals.total_plan_ms += episode.total_plan_ms;
   totals.max_plan_ms = std::max(totals.max_plan_ms, episode.max_plan_ms);
   totals.planner_errors += episode.planner_errors;
+  totals.fallbacks += episode.fallbacks;
+  totals.cut_short += episode.cut_short;
+  totals.deferred += episode.deferred;
   if (!episode.last_error.empty()) totals.last_error = episode.last_error;
 }
 
@@ -53,6 +56,7 @@ LoopReport RunControlLoop(const LoopOptions& options) {
   report.max_wait_ms = options.max_wait_ms >= 0 ? options.max_wait_ms : 0.75 * report.period_ms;
   dfmpc::planner::AsyncPlannerOptions async_options;
   async_options.max_wait = std::chrono::microseconds(static_cast<int64_t>(report.max_wait_ms * 1e3));
+  async_options.period = std::chrono::microseconds(static_cast<int64_t>(report.period_ms * 1e3));
   dfmpc::planner::AsyncPlanner controller(std::move(planner), async_options);
 
   const auto period = std::chrono::duration_cast<Clock::duration>(

@@ -1,6 +1,7 @@
 #include "dfmpc/planner/async_planner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -10,11 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "dfmpc/planner/planner.h"
 #include "planned_action.h"
 
 namespace dfmpc::planner {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // What the control thread reads: a copy of the planner's newest plan.
 struct PublishedPlan {
@@ -23,25 +25,43 @@ struct PublishedPlan {
   Eigen::MatrixXd actions;   // the plan's actions for it and the steps after
 };
 
-// A control step's observation and the action applied before it.
+// A control step's observation, the action applied before it and when it
+// arrived.
 struct Observed {
   Eigen::VectorXd observation;
   Eigen::VectorXd action;
+  Clock::time_point arrived;
 };
+
+void RequireDuration(std::chrono::microseconds value, const char* name) {
+  if (value.count() < 0 || value > std::chrono::hours(1)) {
+    throw std::invalid_argument(std::string("AsyncPlanner: ") + name +
+                                " must be in [0, 1 hour], got " + std::to_string(value.count()) +
+                                " us");
+  }
+}
+
+// How long after an observation arrives its optimization must end.
+std::chrono::microseconds OptimizeBudget(const AsyncPlannerOptions& options) {
+  const std::chrono::microseconds span =
+      options.max_wait.count() > 0 ? options.max_wait : options.period;
+  return span - options.margin;
+}
 
 }  // namespace
 
 class AsyncPlanner::Impl {
  public:
   Impl(std::unique_ptr<Planner> planner, const AsyncPlannerOptions& options)
-      : planner_(std::move(planner)), options_(options) {
+      : planner_(std::move(planner)), options_(options), budget_(OptimizeBudget(options)) {
     if (!planner_) throw std::invalid_argument("AsyncPlanner: no planner given");
-    if (options.max_wait.count() < 0) {
-      throw std::invalid_argument("AsyncPlanner: max_wait must be >= 0");
-    }
-    // A planner more than H steps behind restarts its history, so the inbox
-    // rarely holds more; reserving keeps steady operation allocation-free
-    // in the queue itself.
+    RequireDuration(options.max_wait, "max_wait");
+    RequireDuration(options.period, "period");
+    RequireDuration(options.margin, "margin");
+    planner_->SetAbortCallback([this] { return abort_.load(std::memory_order_relaxed); });
+    // The planner keeps at most its context length of steps queued, so the
+    // inbox rarely holds more; reserving keeps steady operation
+    // allocation-free in the queue itself.
     inbox_.reserve(planner_->options().horizon);
     work_items_.reserve(planner_->options().horizon);
     thread_ = std::thread([this] { Loop(); });
@@ -51,6 +71,7 @@ class AsyncPlanner::Impl {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
+      abort_ = true;  // the optimization in progress stops after its model call
     }
     work_.notify_all();
     thread_.join();
@@ -60,6 +81,7 @@ class AsyncPlanner::Impl {
     planner_->CheckObservation(observation);
     std::unique_lock<std::mutex> lock(mutex_);
     ++episode_;
+    abort_ = true;  // an optimization for the old episode stops after its model call
     inbox_.clear();
     ready_ = false;
     reset_observation_ = observation;
@@ -74,17 +96,17 @@ class AsyncPlanner::Impl {
 
   Eigen::VectorXd Step(const Eigen::VectorXd& observation) {
     planner_->CheckObservation(observation);  // reads only what construction fixed
+    const Clock::time_point arrived = Clock::now();
     std::unique_lock<std::mutex> lock(mutex_);
     if (!ready_) throw std::invalid_argument("AsyncPlanner: Step called before Reset");
-    const std::int64_t step = control_step_ + 1;
-    if (step == 0) {
-      if (observation != reset_observation_) {
-        throw std::invalid_argument(
-            "AsyncPlanner: the first Step after Reset must receive the observation given to "
-            "Reset");
-      }
-    } else {
-      inbox_.push_back({observation, last_action_});
+    std::int64_t step = control_step_ + 1;
+    if (step == 0 && observation != reset_observation_) {
+      // A step of its own, reached by the zero action (Planner::Act).
+      last_action_ = Eigen::VectorXd::Zero(planner_->action_dim());
+      step = 1;
+    }
+    if (step > 0) {
+      inbox_.push_back({observation, last_action_, arrived});
       work_.notify_one();
     }
     control_step_ = step;
@@ -115,22 +137,25 @@ class AsyncPlanner::Impl {
       if (stop_) return;
       const std::int64_t episode = episode_;
       const bool reset = reset_requested_;
+      if (reset) abort_ = false;  // the reset itself must run
       const Eigen::VectorXd reset_observation = reset ? reset_observation_ : Eigen::VectorXd();
       work_items_.swap(inbox_);
       lock.unlock();
       PublishedPlan plan;
-      double plan_ms = 0;
+      bool planned = false;
       std::exception_ptr error;
       std::string message;
       try {
         if (reset) {
           planner_->Reset(reset_observation);
+          planned = true;
         } else {
           for (const Observed& item : work_items_) planner_->Observe(item.observation, item.action);
-          planner_->Optimize();
+          planned = planner_->Optimize(Deadline(work_items_.back().arrived));
         }
-        plan = PublishedPlan{planner_->plan().step, planner_->Action(), planner_->plan().actions};
-        plan_ms = planner_->last_step().latency_ms;
+        if (planned) {
+          plan = PublishedPlan{planner_->plan().step, planner_->Action(), planner_->plan().actions};
+        }
       } catch (const std::exception& e) {
         error = std::current_exception();
         message = e.what();
@@ -143,28 +168,45 @@ class AsyncPlanner::Impl {
       if (reset) {
         reset_requested_ = false;
         reset_error_ = error;
-      } else if (episode != episode_) {
-        continue;  // a Reset arrived meanwhile: this plan is for the old episode
+      } else if (episode != episode_ || stop_) {
+        continue;  // a Reset (or the destructor) arrived meanwhile: this work is stale
       } else if (error) {
         ++stats_.planner_errors;
         stats_.last_error = std::move(message);
       }
-      if (!error) {
-        std::swap(plan_, plan);
-        ++stats_.plans;
-        stats_.total_plan_ms += plan_ms;
-        stats_.max_plan_ms = std::max(stats_.max_plan_ms, plan_ms);
-      }
+      if (!error) Count(planner_->last_step(), planned, plan);
       published_.notify_all();
     }
   }
 
+  // The deadline of an optimization whose newest observation arrived then.
+  Clock::time_point Deadline(Clock::time_point arrived) const {
+    if (budget_.count() <= 0) return Clock::time_point::max();
+    return arrived + budget_;
+  }
+
+  // Publishes a finished optimization and counts it. Under mutex_.
+  void Count(const StepStats& step, bool planned, PublishedPlan& plan) {
+    stats_.last_step = step;
+    stats_.fallbacks += step.fallback ? 1 : 0;
+    stats_.cut_short += step.cut_short ? 1 : 0;
+    stats_.deferred += step.deferred ? 1 : 0;
+    if (!planned) return;
+    std::swap(plan_, plan);
+    ++stats_.plans;
+    stats_.total_plan_ms += step.latency_ms;
+    stats_.max_plan_ms = std::max(stats_.max_plan_ms, step.latency_ms);
+  }
+
   std::unique_ptr<Planner> planner_;  // used by the planning thread only, but for const reads
   const AsyncPlannerOptions options_;
+  const std::chrono::microseconds budget_;  // see AsyncPlannerOptions::margin
 
   mutable std::mutex mutex_;
   std::condition_variable work_;       // the planning thread waits for work
   std::condition_variable published_;  // Step and Reset wait for a plan
+  // Asked by the planner between model calls; set with mutex_ held.
+  std::atomic<bool> abort_{false};
   // Guarded by mutex_:
   bool stop_ = false;
   bool ready_ = false;  // a Reset succeeded

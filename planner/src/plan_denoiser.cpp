@@ -16,7 +16,8 @@ PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model,
 DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
                                 const PlanCost& cost, const at::Tensor& newest_real,
-                                const std::function<bool()>& finish_now) const {
+                                const std::function<bool(int, int)>& may_continue,
+                                const std::function<void(int)>& model_call) const {
   worldmodel::DenoiseHooks hooks;
   // Drawn per window, after its forward: the planner's generator advances
   // only by what the calls that run use.
@@ -31,7 +32,8 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
     plan.clean_estimate.narrow(1, begin, count).copy_(estimates);
     plan.estimated = std::max(plan.estimated, begin + count);
   };
-  hooks.finish_now = finish_now;
+  hooks.may_continue = may_continue;
+  hooks.model_call = model_call;
   return engine_.Run(program, plan.tokens, cache, hooks, newest_real);
 }
 

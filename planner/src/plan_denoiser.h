@@ -54,12 +54,14 @@ class PlanDenoiser {
   // Applies every call of `program` (row 0 must hold the plan's current
   // levels). `cost` is used for guidance when its scale is positive.
   // `newest_real` ([1, 1, d], normalized) is appended to the context first
-  // (see above); undefined for none. Its forward is counted. `finish_now` (may be empty) is the
-  // engine's anytime deadline (DenoiseHooks::finish_now).
+  // (see above); undefined for none. Its forward is counted. `may_continue`
+  // and `model_call` (either may be empty) are the engine's anytime hooks
+  // (DenoiseHooks).
   DenoiseCounts Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                     worldmodel::KvCache& cache, at::Generator& generator, const PlanCost& cost,
                     const at::Tensor& newest_real,
-                    const std::function<bool()>& finish_now = {}) const;
+                    const std::function<bool(int, int)>& may_continue = {},
+                    const std::function<void(int)>& model_call = {}) const;
 
   // Encodes one clean real token ([1, 1, d]) after the cache's tokens and
   // appends it to the persistent region, as if it had led a call.

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/checkpoint.h"
@@ -19,11 +19,14 @@
 #include "dfmpc/worldmodel/forward_graphs.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/transformer.h"
+#include "call_clock.h"
 #include "intra_op_threads.h"
 #include "plan_denoiser.h"
+#include "plan_scorer.h"
 #include "plan_schedule.h"
 #include "planned_action.h"
 #include "real_token.h"
+#include "step_queue.h"
 
 namespace dfmpc::planner {
 
@@ -33,22 +36,7 @@ using worldmodel::SchedulingMatrix;
 
 namespace {
 
-// Rows x cols float tensor (on any device) as an Eigen matrix.
-Eigen::MatrixXd ToEigen(const at::Tensor& matrix) {
-  const at::Tensor cpu = matrix.to(at::kCPU, at::kDouble).contiguous();
-  Eigen::MatrixXd out(cpu.size(0), cpu.size(1));
-  const double* data = cpu.data_ptr<double>();
-  for (int64_t r = 0; r < cpu.size(0); ++r) {
-    for (int64_t c = 0; c < cpu.size(1); ++c) out(r, c) = data[r * cpu.size(1) + c];
-  }
-  return out;
-}
-
-at::Tensor ToTensor(const Eigen::VectorXd& v, const at::Device& device) {
-  return worldmodel::ToDevice(
-      at::tensor(std::vector<double>(v.data(), v.data() + v.size()), at::kDouble), device,
-      at::kFloat);
-}
+using Clock = std::chrono::steady_clock;
 
 // The model's device, checked against the one the options name.
 at::Device ModelDevice(const Checkpoint& checkpoint, const PlannerOptions& options) {
@@ -108,10 +96,11 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
 // its copy in LibTorch 1.13.)
 class StepTransaction {
  public:
-  // `tokens`: the real tokens the step may append.
-  StepTransaction(KvCache& cache, at::Generator& generator, int tokens)
+  // `tokens`: the real tokens the step may append; `clears`: the step may
+  // also clear the cache first (a copy of the whole history is kept).
+  StepTransaction(KvCache& cache, at::Generator& generator, int tokens, bool clears)
       : cache_(cache),
-        mark_(cache.Mark(tokens)),
+        mark_(clears ? cache.Snapshot() : cache.Mark(tokens)),
         generator_(generator),
         generator_state_(generator.get_state()) {}
   ~StepTransaction() {
@@ -136,6 +125,30 @@ class StepTransaction {
   bool committed_ = false;
 };
 
+// What is left of one Optimize's time.
+class StepBudget {
+ public:
+  StepBudget(Clock::time_point deadline, const std::function<bool()>& abort)
+      : deadline_(deadline), abort_(abort) {}
+
+  bool timed() const { return deadline_ != Clock::time_point::max(); }
+  // Whether work predicted to take `seconds`, started now, ends by the
+  // deadline.
+  bool Fits(double seconds) const {
+    return !timed() || Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(seconds)) <=
+                           deadline_;
+  }
+  // Throws PlannerAborted when the abort callback asks to stop.
+  void CheckAbort() const {
+    if (abort_ && abort_()) throw PlannerAborted("planner: aborted by its abort callback");
+  }
+
+ private:
+  Clock::time_point deadline_;
+  const std::function<bool()>& abort_;
+};
+
 }  // namespace
 
 class Planner::Impl {
@@ -144,7 +157,6 @@ class Planner::Impl {
       : checkpoint_(checkpoint),
         cost_(std::move(cost)),
         options_(Resolve(options, checkpoint)),
-        normalizer_(checkpoint.normalizer.To(ModelDevice(checkpoint, options_))),
         schedule_(checkpoint.info.num_timesteps, checkpoint.info.beta),
         graphs_(MakeGraphs()),
         denoiser_(*checkpoint_.model, schedule_,
@@ -153,7 +165,13 @@ class Planner::Impl {
                   graphs_.get()),
         cache_(CacheOptions()),
         real_tokens_(checkpoint.info.layout, checkpoint.normalizer, checkpoint.info.task),
-        generator_(at::detail::createCPUGenerator(options_.seed)) {
+        generator_(at::detail::createCPUGenerator(options_.seed)),
+        queue_(options_.context_length, checkpoint.info.layout.observation_dim,
+               checkpoint.info.layout.action_dim),
+        clock_(options_.horizon + 1),
+        from_noise_(FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
+                                     /*complete=*/options_.mode == PlanMode::kReplan)),
+        warm_programs_(options_.horizon) {
     const worldmodel::TokenLayout& layout = checkpoint.info.layout;
     if (!cost_) throw std::invalid_argument("planner: no task cost given");
     if (cost_->task() != checkpoint.info.task) {
@@ -167,6 +185,8 @@ class Planner::Impl {
           "planner: the cost's observation/action sizes do not match "
           "the model's token layout");
     }
+    scorer_.emplace(layout, checkpoint.normalizer.To(ModelDevice(checkpoint, options_)), *cost_,
+                    options_.selection, options_.temperature);
   }
 
   void Reset(const Eigen::VectorXd& observation) {
@@ -178,35 +198,25 @@ class Planner::Impl {
     plan_out_ = Plan{};
     stats_ = StepStats{};
     plan_step_ = -1;
-    last_observation_ = observation;
-    // The first token carries a zero action and a zero change, as in training.
-    queue_ = Queue{};
-    queue_.pending.push_back({Eigen::VectorXd::Zero(action_dim()), observation});
-    queue_.previous = observation;
-    Optimize(std::chrono::steady_clock::time_point::max());
+    queue_.Reset(observation);
+    Optimize(Clock::time_point::max());
     reset_ = true;
-    queue_.awaiting_first_act = true;
   }
 
   Eigen::VectorXd Act(const Eigen::VectorXd& observation) {
     RequireReset();
     real_tokens_.Check(observation);
-    if (queue_.awaiting_first_act) {
-      if (observation != last_observation_) {
-        throw std::invalid_argument(
-            "planner: the first Act after Reset must receive the observation "
-            "given to Reset "
-            "(later ones receive the observation the last action led to)");
-      }
-      queue_.awaiting_first_act = false;
-      return Action();
-    }
-    const Queue saved = queue_;
-    Observe(observation, Action());
+    if (queue_.ConfirmStepZero(observation)) return Action();
+    const StepQueue::Mark mark = queue_.Save();
+    // Nothing was applied between Reset and a first Act with a new
+    // observation: that step was reached by the zero action.
+    queue_.Observe(observation, queue_.awaiting_first_step()
+                                    ? Eigen::VectorXd::Zero(action_dim())
+                                    : Action());
     try {
-      Optimize(std::chrono::steady_clock::time_point::max());
+      Optimize(Clock::time_point::max());
     } catch (...) {
-      queue_ = saved;
+      queue_.Restore(mark);
       throw;
     }
     return Action();
@@ -228,101 +238,111 @@ class Planner::Impl {
                                   std::to_string(action_dim()) + " finite values, got " +
                                   std::to_string(executed_action.size()));
     }
-    Queue& q = queue_;
-    q.awaiting_first_act = false;
-    if (q.pending.empty()) q.previous = last_observation_;
-    if (!q.pending.empty() && static_cast<int>(q.pending.size()) + 1 >= options_.horizon) {
-      // So far behind that the plan has no token left for this step: drop
-      // the history and restart it from this observation (its change
-      // feature still follows the real previous one), as after a fallback.
-      q.previous = q.pending.back().observation;
-      q.pending.clear();
-      q.restart_history = true;
-    }
-    q.pending.push_back({executed_action, observation});
-    ++q.observed_step;
+    queue_.Observe(observation, executed_action);
   }
 
-  bool Optimize(std::chrono::steady_clock::time_point deadline) {
-    const std::vector<RealStep>& pending = queue_.pending;
-    if (pending.empty()) return false;
-    const auto start = std::chrono::steady_clock::now();
+  void SetAbortCallback(std::function<bool()> abort) { abort_ = std::move(abort); }
+
+  bool Optimize(Clock::time_point deadline) {
+    if (queue_.empty()) return false;
+    const auto start = Clock::now();
     IntraOpThreads threads(options_.threads);
     c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
-    const int queued = static_cast<int>(pending.size());
-    const Eigen::VectorXd missed_action = Action();
-    // The history is dropped anyway: a failed step leaves it empty.
-    if (queue_.restart_history) cache_.Clear();
-    // The step builds its plan in new tensors and assigns members only at
-    // the end; on an exception the transaction restores the cache and the
-    // generator, so the planner is as it was.
-    StepTransaction transaction(cache_, generator_, queued);
+    const StepBudget budget(deadline, abort_);
+    const int queued = queue_.size();
+    const bool restart = queue_.restart_history();
+    const int64_t moved = queue_.newest_step() - plan_step_;  // control steps the plan moves by
+    const bool warm = options_.mode == PlanMode::kWarm && has_plan_ && !restart &&
+                      moved < options_.horizon;
+    const SchedulingMatrix& program = warm ? WarmProgramFor(static_cast<int>(moved)) : from_noise_;
+    // The step's first call, as a jump from row 0 if need be, with the
+    // newest real token leading it: the least a step can run.
+    const int first_call_tokens =
+        LastMovingToken(program, 0, program.rows() - 1) + 1 + /*newest real token*/ 1;
+    // What the step needs after its real tokens: its first call and the
+    // scoring.
+    const double least_plan_seconds = clock_.Predict(CallKind::kPlan, first_call_tokens) +
+                                      clock_.Predict(CallKind::kScore, 1);
+    // On an exception the transaction restores the cache and the generator
+    // and the queue is untouched; the plan is built in new tensors and
+    // members are assigned only after the commit.
+    StepTransaction transaction(cache_, generator_, queued, restart);
+    if (restart) cache_.Clear();
     // Every queued real token but the newest gets a forward of its own, so
     // each attends to the same window of history as in a step of its own
     // (the ring evicts between them); the newest rides in the first call.
-    const Eigen::VectorXd* previous = &queue_.previous;
-    for (int i = 0; i + 1 < queued; ++i) {
-      denoiser_.AppendReal(BuildReal(pending[i], *previous), cache_);
-      previous = &pending[i].observation;
+    // With a deadline, only as many as leave time for the first call.
+    int appended = 0;
+    for (; appended + 1 < queued; ++appended) {
+      budget.CheckAbort();
+      if (!budget.Fits(clock_.Predict(CallKind::kContext, 1) + least_plan_seconds)) break;
+      clock_.Begin(CallKind::kContext, 1);
+      denoiser_.AppendReal(BuildReal(appended), cache_);
+      clock_.End();
     }
-    const at::Tensor real = BuildReal(pending.back(), *previous);
-    const Eigen::VectorXd observation = pending.back().observation;
-
-    const bool warm =
-        options_.mode == PlanMode::kWarm && has_plan_ && !queue_.restart_history;
-    const SchedulingMatrix program =
-        warm ? WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
-                           options_.calls_per_step, options_.renoise_levels, queued)
-             : FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
-                                /*complete=*/options_.mode == PlanMode::kReplan);
-    PlanBatch plan = warm ? ShiftedPlan(program, generator_, queued) : NoisePlan(generator_);
+    budget.CheckAbort();
+    if (appended + 1 < queued || !budget.Fits(least_plan_seconds)) {
+      const double needed =
+          (queued - 1 - appended) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds;
+      transaction.Commit();
+      Defer(appended, needed, start);
+      return false;
+    }
+    const Eigen::VectorXd& observation = queue_.newest_observation();
+    const at::Tensor real = BuildReal(queued - 1);
+    PlanBatch plan = warm ? ShiftedPlan(program, generator_, static_cast<int>(moved))
+                          : NoisePlan(generator_);
     const int64_t replays_before = graphs_ ? graphs_->stats().replayed : 0;
-    const bool timed = deadline != std::chrono::steady_clock::time_point::max();
     const DenoiseCounts counts = denoiser_.Run(
         program, plan, cache_, generator_,
-        [&](const at::Tensor& prefix) { return PrefixCost(prefix, observation); }, real,
-        timed ? std::function<bool()>([deadline] {
-          return std::chrono::steady_clock::now() >= deadline;
-        })
-              : std::function<bool()>());
+        [&](const at::Tensor& prefix) { return scorer_->PrefixCost(prefix, observation); }, real,
+        [&](int call_tokens, int jump_tokens) {
+          budget.CheckAbort();
+          return budget.Fits(clock_.Predict(CallKind::kPlan, call_tokens) +
+                             clock_.Predict(CallKind::kPlan, jump_tokens) +
+                             clock_.Predict(CallKind::kScore, 1));
+        },
+        [&](int tokens) { clock_.Begin(CallKind::kPlan, tokens); });
+    clock_.Begin(CallKind::kScore, 1);
     cache_.RollbackScratch();
     StepStats stats;
     stats.calls = counts.calls;
     stats.token_forwards = counts.token_forwards + queued - 1;
-    stats.steps_caught_up = queued;
+    stats.steps_caught_up = static_cast<int>(moved);
     stats.cut_short = counts.cut_short;
     if (graphs_) stats.graph_replays = static_cast<int>(graphs_->stats().replayed - replays_before);
 
-    std::optional<Choice> choice = Choose(plan, program, observation);
+    std::optional<Choice> choice = scorer_->Choose(plan, observation);
+    clock_.End();
     transaction.Commit();
     if (choice) {
       action_now_ = std::move(choice->action);
       plan_ = std::move(choice->plan);
-      plan_levels_ = std::move(choice->levels);
       plan_out_ = std::move(choice->described);
+      plan_out_.levels.resize(options_.horizon);
+      for (int t = 0; t < options_.horizon; ++t) {
+        plan_out_.levels[t] = program.level(program.rows() - 1, t);
+      }
       has_plan_ = true;
     } else {
-      action_now_ = missed_action;
+      action_now_ = Action();  // the previous plan's, for this step
       stats.fallback = true;
       cache_.Clear();  // the history may hold non-finite keys and values
       plan_out_ = Plan{};
       has_plan_ = false;
     }
-    plan_out_.step = queue_.observed_step;
-    plan_step_ = queue_.observed_step;
-    last_observation_ = observation;
-    queue_.pending.clear();
-    queue_.restart_history = false;
-    stats.latency_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    plan_step_ = queue_.newest_step();
+    plan_out_.step = plan_step_;
+    queue_.Take(queued);
+    stats.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     stats_ = stats;
     return true;
   }
 
   Eigen::VectorXd Action() const {
     if (plan_step_ < 0) return Eigen::VectorXd::Zero(action_dim());  // Reset's first plan
-    return PlannedAction(action_now_, plan_out_.actions, queue_.observed_step - plan_step_);
+    return PlannedAction(action_now_, plan_out_.actions, queue_.newest_step() - plan_step_);
   }
 
   const Plan& plan() const { return plan_out_; }
@@ -332,37 +352,48 @@ class Planner::Impl {
   int observation_dim() const { return checkpoint_.info.layout.observation_dim; }
   int action_dim() const { return checkpoint_.info.layout.action_dim; }
   int action_repeat() const { return checkpoint_.info.action_repeat; }
-  int64_t steps() const { return queue_.observed_step + (queue_.awaiting_first_act ? 0 : 1); }
+  int64_t steps() const { return queue_.newest_step() + (queue_.awaiting_first_step() ? 0 : 1); }
   const KvCache& context_cache() const { return cache_; }
 
  private:
-  // A control step observed but not yet planned for.
-  struct RealStep {
-    Eigen::VectorXd action;  // a_{s-1}, executed before it
-    Eigen::VectorXd observation;  // o_s
-  };
-  // What Observe changes, kept apart so that a failed Act puts it back.
-  struct Queue {
-    std::vector<RealStep> pending;  // at most H - 1 steps
-    Eigen::VectorXd previous;       // the observation before pending[0]
-    int64_t observed_step = 0;      // the newest observed control step
-    bool restart_history = false;   // drop the history before the next step
-    bool awaiting_first_act = false;
-  };
-
-  // The normalized real token of `step`, whose previous observation is
-  // `previous`.
-  at::Tensor BuildReal(const RealStep& step, const Eigen::VectorXd& previous) const {
-    return real_tokens_.Build(step.action, step.observation, previous, device());
+  // The normalized real token of the i-th queued step.
+  at::Tensor BuildReal(int i) const {
+    return real_tokens_.Build(queue_.action(i), queue_.observation(i), queue_.previous(i),
+                              device());
   }
 
-  // The candidate a step keeps, with what the planner stores of it.
-  struct Choice {
-    Eigen::VectorXd action;
-    PlanBatch plan;           // the chosen plan in every candidate slot
-    std::vector<int> levels;  // its levels after the step
-    Plan described;
-  };
+  // A step the deadline left no time to plan: the `appended` real tokens
+  // that fit stay in the history, the plan and its action are kept (the
+  // plan is read `age` steps on: Action()).
+  void Defer(int appended, double needed_seconds, Clock::time_point start) {
+    if (queue_.restart_history()) has_plan_ = false;  // its history is gone
+    queue_.Take(appended);
+    StepStats stats;
+    stats.token_forwards = appended;
+    stats.steps_caught_up = 0;
+    stats.deferred = true;
+    stats.needed_ms = needed_seconds * 1e3;
+    stats.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    stats_ = stats;
+  }
+
+  // The last token whose level differs between two rows of `program`.
+  static int LastMovingToken(const SchedulingMatrix& program, int row, int target) {
+    for (int t = program.horizon() - 1; t >= 0; --t) {
+      if (program.level(row, t) != program.level(target, t)) return t;
+    }
+    return -1;
+  }
+
+  // The warm program for a plan shifted by `shift` steps, built once.
+  const SchedulingMatrix& WarmProgramFor(int shift) {
+    std::optional<SchedulingMatrix>& program = warm_programs_[shift];
+    if (!program) {
+      program = WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
+                            options_.calls_per_step, options_.renoise_levels, shift);
+    }
+    return *program;
+  }
 
   worldmodel::KvCacheOptions CacheOptions() const {
     worldmodel::KvCacheOptions cache = checkpoint_.model->CacheOptions();
@@ -425,7 +456,7 @@ class Planner::Impl {
     // sqrt(ab_b / ab_a) and add noise of variance 1 - ab_b / ab_a.
     std::vector<double> keep(horizon, 1.0);  // the fresh tokens are pure noise already
     for (int t = 0; t < kept; ++t) {
-      const double from = LevelAlphaBar(plan_levels_[t + shift]);
+      const double from = LevelAlphaBar(plan_out_.levels[t + shift]);
       keep[t] = LevelAlphaBar(program.level(0, t)) / from;
     }
     const at::Tensor ratio =
@@ -439,116 +470,28 @@ class Planner::Impl {
     return schedule_.AlphaBar(schedule_.LevelTimestep(level, options_.num_levels));
   }
 
-  // Summed task cost [N] of normalized clean plan prefixes [N, n, d] that
-  // follow `observation`.
-  at::Tensor PrefixCost(const at::Tensor& prefix, const Eigen::VectorXd& observation) const {
-    const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor tokens = normalizer_.Denormalize(prefix);
-    const at::Tensor previous =
-        ToTensor(observation, device()).expand({prefix.size(0), layout.observation_dim});
-    const at::Tensor observations = worldmodel::TokenObservations(layout, tokens, previous);
-    const at::Tensor actions = tokens.narrow(-1, 0, layout.action_dim);
-    return cost_->StepCosts(observations, actions).sum(1);
-  }
-
-  // Scores the candidates and picks the plan to keep and the action to
-  // execute. A candidate whose cost, action or tokens are not finite is
-  // never picked; nullopt when none is left.
-  std::optional<Choice> Choose(const PlanBatch& plan, const SchedulingMatrix& program,
-                               const Eigen::VectorXd& observation) const {
-    const int estimated = std::max(1, plan.estimated);
-    const at::Tensor costs = PrefixCost(plan.clean_estimate.narrow(1, 0, estimated), observation);
-    const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor first_actions = normalizer_.Denormalize(plan.tokens.select(1, 0))
-                                         .narrow(-1, 0, layout.action_dim);  // [N, act]
-    const at::Tensor valid = at::isfinite(costs) & at::isfinite(first_actions).all(1) &
-                             at::isfinite(plan.tokens).flatten(1).all(1);
-    const at::Tensor finite_costs =
-        at::where(valid, costs, at::full_like(costs, std::numeric_limits<float>::infinity()));
-    // The choice stays on the device until one read-back of what the host
-    // needs: [any valid, best, its cost, the action]. (On a GPU every read
-    // back waits for the queued kernels; a step used to make seven.)
-    const at::Tensor best = finite_costs.argmin().view({1});
-    at::Tensor action = first_actions.index_select(0, best)[0];
-    if (options_.selection == Selection::kMppi) {
-      // Invalid candidates get weight exp(-inf) = 0 and a zero action.
-      const at::Tensor weights =
-          at::softmax(-(finite_costs - finite_costs.index_select(0, best)) / options_.temperature,
-                      0);
-      const at::Tensor actions =
-          at::where(valid.unsqueeze(1), first_actions, at::zeros_like(first_actions));
-      action = (weights.unsqueeze(1) * actions).sum(0);
-    }
-    const at::Tensor read_back = at::cat({valid.any().to(at::kFloat).view({1}),
-                                          best.to(at::kFloat), finite_costs.index_select(0, best),
-                                          action.clamp(-1.0, 1.0).to(at::kFloat)})
-                                     .to(at::kCPU, at::kDouble);
-    const double* host = read_back.data_ptr<double>();
-    if (host[0] == 0.0) return std::nullopt;
-    const int64_t chosen = static_cast<int64_t>(host[1]);
-    Choice choice;
-    choice.action = Eigen::Map<const Eigen::VectorXd>(host + 3, layout.action_dim);
-    if (!choice.action.allFinite()) return std::nullopt;
-    choice.plan.tokens = plan.tokens.narrow(0, chosen, 1).expand_as(plan.tokens).clone();
-    choice.plan.clean_estimate =
-        plan.clean_estimate.narrow(0, chosen, 1).expand_as(plan.clean_estimate).clone();
-    choice.plan.estimated = plan.estimated;
-    choice.levels.resize(options_.horizon);
-    for (int t = 0; t < options_.horizon; ++t) {
-      choice.levels[t] = program.level(program.rows() - 1, t);
-    }
-    choice.described = Describe(choice.plan, choice.levels, host[2], observation);
-    return choice;
-  }
-
-  // The kept plan (candidate 0) in the environment's units.
-  Plan Describe(const PlanBatch& plan, const std::vector<int>& levels, double cost,
-                const Eigen::VectorXd& observation) const {
-    const worldmodel::TokenLayout& layout = checkpoint_.info.layout;
-    const at::Tensor estimate = normalizer_.Denormalize(plan.clean_estimate[0]);
-    const at::Tensor observations =
-        worldmodel::TokenObservations(layout, estimate, ToTensor(observation, device()));
-    // One read-back: [actions, observations, normalized tokens] per row.
-    const Eigen::MatrixXd rows = ToEigen(
-        at::cat({estimate.narrow(-1, 0, layout.action_dim), observations, plan.tokens[0]}, -1));
-    const int actions = layout.action_dim, features = layout.observation_dim;
-    Plan out;
-    out.actions = rows.leftCols(actions);
-    out.observations = rows.middleCols(actions, features);
-    // Tokens never run through the model have no estimate yet.
-    const int unknown = options_.horizon - plan.estimated;
-    if (unknown > 0) {
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      out.actions.bottomRows(unknown).setConstant(nan);
-      out.observations.bottomRows(unknown).setConstant(nan);
-    }
-    out.levels = levels;
-    out.tokens = rows.rightCols(rows.cols() - actions - features);
-    out.cost = cost;
-    return out;
-  }
-
   Checkpoint checkpoint_;
   std::unique_ptr<TaskCost> cost_;
   PlannerOptions options_;
-  worldmodel::Normalizer normalizer_;  // the checkpoint's, on the model's device
   worldmodel::NoiseSchedule schedule_;
   std::unique_ptr<worldmodel::ForwardGraphs> graphs_;  // null: eager calls
   PlanDenoiser denoiser_;
   KvCache cache_;
   RealTokenBuilder real_tokens_;
   at::Generator generator_;
+  std::optional<PlanScorer> scorer_;  // set once the cost is checked
+  StepQueue queue_;
+  CallClock clock_;
+  const SchedulingMatrix from_noise_;
+  std::vector<std::optional<SchedulingMatrix>> warm_programs_;  // by shift
+  std::function<bool()> abort_;
 
   PlanBatch plan_;
-  std::vector<int> plan_levels_;  // levels of the kept plan after the last step
   bool has_plan_ = false;
   bool reset_ = false;
-  Queue queue_;
   int64_t plan_step_ = -1;  // the control step the plan (and action_now_) was made at
   Eigen::VectorXd action_now_;
-  // The newest optimized step's observation (before the first Act: Reset's).
-  Eigen::VectorXd last_observation_;
-  Plan plan_out_;
+  Plan plan_out_;  // its levels are the kept plan's after the last step
   StepStats stats_;
 };
 
@@ -582,6 +525,9 @@ void Planner::Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd&
 bool Planner::Optimize(std::chrono::steady_clock::time_point deadline) {
   impl_->RequireReset();
   return impl_->Optimize(deadline);
+}
+void Planner::SetAbortCallback(std::function<bool()> abort) {
+  impl_->SetAbortCallback(std::move(abort));
 }
 Eigen::VectorXd Planner::Action() const {
   impl_->RequireReset();

@@ -20,37 +20,11 @@
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/kv_cache.h"
+#include "sabotaged_cost.h"
 #include "shipped_pendulum.h"
 
 namespace dfmpc::planner {
 namespace {
-
-// The pendulum cost, made to fail on demand: it throws, or returns NaN,
-// while the flags say so.
-struct Sabotage {
-  bool throw_now = false;
-  bool nan_now = false;
-};
-
-class SabotagedCost : public TaskCost {
- public:
-  explicit SabotagedCost(const Sabotage& sabotage)
-      : inner_(MakeTaskCost(kPendulum)), sabotage_(sabotage) {}
-  const std::string& task() const override { return inner_->task(); }
-  int observation_dim() const override { return inner_->observation_dim(); }
-  int action_dim() const override { return inner_->action_dim(); }
-
- protected:
-  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
-    if (sabotage_.throw_now) throw std::runtime_error("sabotaged cost");
-    const at::Tensor cost = inner_->StepCosts(observations, actions);
-    return sabotage_.nan_now ? cost * std::nan("") : cost;
-  }
-
- private:
-  std::unique_ptr<TaskCost> inner_;
-  const Sabotage& sabotage_;
-};
 
 void ExpectUsableAction(const Eigen::VectorXd& action) {
   ASSERT_EQ(action.size(), 1);
@@ -198,20 +172,51 @@ TEST(PlannerSafetyTest, AThrowInsideActLeavesThePlannerAsItWas) {
   ExpectThrowLeavesPlannerUnchanged(options);
 }
 
-TEST(PlannerSafetyTest, TheFirstActMustReceiveTheResetObservation) {
-  auto planner = MakePlanner(Small(PlanMode::kWarm));
+// The reported case: a controller that read its robot once for Reset and
+// again for the first Act died on a difference of 1e-6.
+TEST(PlannerSafetyTest, AFirstActWithANewObservationIsAStepOfItsOwn) {
+  const PlannerOptions options = Small(PlanMode::kWarm);
+  auto planner = MakePlanner(options), twin = MakePlanner(options);
   const std::vector<Eigen::VectorXd> observations = Observations(2, 3);
+  Eigen::VectorXd read_again = observations[0];
+  read_again[2] += 1e-6;
   planner->Reset(observations[0]);
-  try {
-    planner->Act(observations[1]);
-    FAIL() << "the first Act ignored its observation";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("observation given to Reset"), std::string::npos)
-        << e.what();
-  }
-  EXPECT_EQ(planner->steps(), 0);
-  ExpectUsableAction(planner->Act(observations[0]));
+  twin->Reset(observations[0]);
+  const Eigen::VectorXd action = planner->Act(read_again);
+  ExpectUsableAction(action);
+  EXPECT_EQ(planner->steps(), 2);  // Reset's step 0 and this one
+  EXPECT_EQ(planner->plan().step, 1);
+  // Nothing was applied while Reset planned: the zero action led to it.
+  twin->Observe(read_again, Eigen::VectorXd::Zero(1));
+  ASSERT_TRUE(twin->Optimize());
+  EXPECT_EQ(action, twin->Action());
+  EXPECT_EQ(planner->plan().tokens, twin->plan().tokens);
   ExpectUsableAction(planner->Act(observations[1]));
+}
+
+// The reported case: the history restart cleared the cache before the
+// rollback guard was set, so a throw there dropped 11 tokens.
+TEST(PlannerSafetyTest, AThrowWhileRestartingTheHistoryKeepsTheHistory) {
+  Sabotage sabotage;
+  PlannerOptions options = Small(PlanMode::kWarm);
+  options.context_length = 5;
+  Planner planner(Pendulum(), std::make_unique<SabotagedCost>(sabotage), options);
+  const std::vector<Eigen::VectorXd> observations = Observations(12, 7);
+  planner.Reset(observations[0]);
+  for (int s = 0; s < 4; ++s) planner.Act(observations[s]);
+  const worldmodel::KvCache& cache = planner.context_cache();
+  const std::vector<int64_t> history = cache.KeptPositions();
+  const at::Tensor keys = cache.Segments(0, 1)[0].keys.clone();
+  for (int s = 4; s < 12; ++s) {  // more than the context: the history must restart
+    planner.Observe(observations[s], Eigen::VectorXd::Zero(1));
+  }
+  sabotage.throw_now = true;
+  EXPECT_THROW(planner.Optimize(), std::runtime_error);
+  EXPECT_EQ(cache.KeptPositions(), history);
+  EXPECT_TRUE(torch::equal(cache.Segments(0, 1)[0].keys, keys));
+  sabotage.throw_now = false;
+  ASSERT_TRUE(planner.Optimize());
+  EXPECT_EQ(cache.NextPosition(), options.context_length);  // restarted from the newest 5
 }
 
 TEST(PlannerSafetyTest, ChangesNothingOutsideItself) {

@@ -1,5 +1,6 @@
 // The control step in three parts (Observe, Optimize, Action), the first
-// plan made at Reset, and catching up with missed control steps.
+// plan made at Reset, and catching up with missed control steps (deadlines
+// and falling far behind: planner_deadline_test.cpp).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -115,59 +116,6 @@ TEST(PlannerSplitTest, OneWarmStepCatchesUpWithEveryMissedStepAndTheSameHistory)
       EXPECT_LT((a[i].values - b[i].values).abs().max().item<double>(), 1e-4) << "layer " << layer;
     }
   }
-}
-
-TEST(PlannerSplitTest, FallingAWholePlanBehindRestartsTheHistory) {
-  const PlannerOptions options = Small(PlanMode::kWarm);
-  auto planner = MakePlanner(options);
-  auto env = envs::MakeEnv(kPendulum);
-  Eigen::VectorXd observation = env->Reset(2);
-  planner->Reset(observation);
-  for (int s = 0; s < options.horizon + 3; ++s) {
-    observation = env->Step(Eigen::VectorXd::Zero(1)).observation;
-    planner->Observe(observation, Eigen::VectorXd::Zero(1));
-    const Eigen::VectorXd stale = planner->Action();
-    EXPECT_TRUE(stale.allFinite());
-    if (s + 1 >= options.horizon) {
-      EXPECT_EQ(stale, Eigen::VectorXd::Zero(1));  // past the plan
-    }
-  }
-  ASSERT_TRUE(planner->Optimize());
-  // With H - 1 steps queued, step H would leave no plan token to shift to:
-  // the queue restarted there, and its 4 steps since were encoded.
-  EXPECT_EQ(planner->context_cache().persistent_size(), 4);
-  EXPECT_EQ(planner->last_step().calls, options.num_levels);  // a plan from noise
-  EXPECT_EQ(planner->plan().step, options.horizon + 3);
-}
-
-TEST(PlannerSplitTest, APassedDeadlineEndsTheStepWithOneJumpCall) {
-  PlannerOptions options = Small(PlanMode::kReplan);  // K + H - 1 = 7 calls a step (u = K / H)
-  options.horizon = 4;
-  auto timed = MakePlanner(options), untimed = MakePlanner(options), late = MakePlanner(options);
-  const Eigen::Vector3d o0(1, 0, 0), o1(0.99, 0.14, 0.5);
-  for (Planner* planner : {timed.get(), untimed.get(), late.get()}) {
-    planner->Reset(o0);
-    planner->Observe(o1);
-  }
-  // A deadline that never comes changes nothing, bit for bit.
-  timed->Optimize(std::chrono::steady_clock::now() + std::chrono::hours(1));
-  untimed->Optimize();
-  EXPECT_EQ(timed->Action(), untimed->Action());
-  EXPECT_EQ(timed->plan().tokens, untimed->plan().tokens);
-  EXPECT_FALSE(timed->last_step().cut_short);
-  const int full_calls = untimed->last_step().calls;
-  EXPECT_EQ(full_calls, options.num_levels + options.horizon - 1);
-  // One already passed: the first call runs (it carries the real token),
-  // the second jumps every token to clean, and the step ends.
-  late->Optimize(std::chrono::steady_clock::now());
-  EXPECT_TRUE(late->last_step().cut_short);
-  EXPECT_EQ(late->last_step().calls, 2);
-  EXPECT_EQ(late->plan().levels, std::vector<int>(options.horizon, 0));
-  EXPECT_TRUE(late->plan().tokens.allFinite());
-  const Eigen::VectorXd action = late->Action();
-  EXPECT_TRUE(action.allFinite());
-  EXPECT_LE(action.cwiseAbs().maxCoeff(), 1.0);
-  EXPECT_EQ(late->context_cache().persistent_size(), 2);  // the history is whole
 }
 
 TEST(PlannerSplitTest, BadObservationsAndActionsChangeNothing) {

@@ -121,6 +121,72 @@ TEST(KvCacheTest, ScratchRollsBackWithoutTouchingHistory) {
   EXPECT_EQ(cache.NextPosition(), 1);
 }
 
+// Every occupied slot's contents, in slot order, with the kept positions.
+struct CacheContents {
+  std::vector<int64_t> positions;
+  std::vector<at::Tensor> keys, values;
+};
+CacheContents Contents(const KvCache& cache) {
+  CacheContents contents{cache.KeptPositions(), {}, {}};
+  for (const CacheSegment& segment : cache.Segments(0, 1)) {
+    contents.keys.push_back(segment.keys.clone());
+    contents.values.push_back(segment.values.clone());
+  }
+  return contents;
+}
+void ExpectSameContents(const CacheContents& a, const CacheContents& b) {
+  ASSERT_EQ(a.positions, b.positions);
+  ASSERT_EQ(a.keys.size(), b.keys.size());
+  for (size_t i = 0; i < a.keys.size(); ++i) {
+    EXPECT_TRUE(torch::equal(a.keys[i], b.keys[i])) << "segment " << i;
+    EXPECT_TRUE(torch::equal(a.values[i], b.values[i])) << "segment " << i;
+  }
+}
+
+TEST(KvCacheTest, RestoreUndoesAppendsAcrossTheRingsWrapAround) {
+  const KvCacheOptions options = SmallOptions(/*capacity=*/5, /*sinks=*/1, /*evict=*/true);
+  KvCache cache(options);
+  for (int64_t p = 0; p < 7; ++p) cache.Append(Marked(options, p, 1), Marked(options, p, -1));
+  const CacheContents before = Contents(cache);
+  const KvCacheMark mark = cache.Mark(3);
+  for (int64_t p = 7; p < 10; ++p) cache.Append(Marked(options, p, 1), Marked(options, p, -1));
+  cache.AppendScratch(Marked(options, 10, 1), Marked(options, 10, -1));
+  cache.Restore(mark);
+  EXPECT_EQ(cache.scratch_size(), 0);
+  EXPECT_EQ(cache.NextPosition(), 7);
+  ExpectSameContents(Contents(cache), before);
+}
+
+TEST(KvCacheTest, RestoreRefusesAMarkFromBeforeAClearAndChangesNothing) {
+  const KvCacheOptions options = SmallOptions(4, 0, true);
+  KvCache cache(options);
+  for (int64_t p = 0; p < 3; ++p) cache.Append(Marked(options, p, 1), Marked(options, p, -1));
+  const KvCacheMark mark = cache.Mark(2);
+  cache.Clear();
+  // As many tokens as the mark covers, so that the counters alone match up.
+  for (int64_t p = 0; p < 4; ++p) cache.Append(Marked(options, p, 2), Marked(options, p, -2));
+  const CacheContents after_clear = Contents(cache);
+  EXPECT_THROW(cache.Restore(mark), std::invalid_argument);
+  ExpectSameContents(Contents(cache), after_clear);
+}
+
+TEST(KvCacheTest, SnapshotRestoresTheHistoryAfterAClearAndAppends) {
+  const KvCacheOptions options = SmallOptions(/*capacity=*/4, /*sinks=*/0, /*evict=*/true);
+  KvCache cache(options);
+  for (int64_t p = 0; p < 6; ++p) cache.Append(Marked(options, p, 1), Marked(options, p, -1));
+  const CacheContents before = Contents(cache);
+  const KvCacheMark snapshot = cache.Snapshot();
+  const KvCacheMark mark = cache.Mark(1);  // taken before the Clear, valid again after Restore
+  cache.Clear();
+  cache.Append(Marked(options, 0, 5), Marked(options, 0, -5));
+  cache.Restore(snapshot);
+  EXPECT_EQ(cache.NextPosition(), 6);
+  ExpectSameContents(Contents(cache), before);
+  cache.Append(Marked(options, 6, 1), Marked(options, 6, -1));
+  cache.Restore(mark);
+  ExpectSameContents(Contents(cache), before);
+}
+
 TEST(KvCacheTest, BadOptionsAndTensorsThrow) {
   KvCacheOptions options = SmallOptions(4, 4, true);  // no ring slot left
   EXPECT_THROW(KvCache{options}, std::invalid_argument);

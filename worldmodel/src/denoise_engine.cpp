@@ -49,15 +49,21 @@ struct Jump {
   int last_moving = -1;
 };
 
+// The last token whose level differs between rows `row` and `target`, or -1.
+int LastMoving(const SchedulingMatrix& program, int row, int target) {
+  for (int t = program.horizon() - 1; t >= 0; --t) {
+    if (program.level(row, t) != program.level(target, t)) return t;
+  }
+  return -1;
+}
+
 Jump JumpTo(const SchedulingMatrix& program, int row, int target, at::Device device) {
   Jump jump;
   std::vector<uint8_t> moves(program.horizon(), 0);
   for (int t = 0; t < program.horizon(); ++t) {
-    if (program.level(row, t) != program.level(target, t)) {
-      moves[t] = 1;
-      jump.last_moving = t;
-    }
+    if (program.level(row, t) != program.level(target, t)) moves[t] = 1;
   }
+  jump.last_moving = LastMoving(program, row, target);
   jump.moving = ToDevice(at::tensor(moves, at::kByte), device, at::kBool);
   return jump;
 }
@@ -206,7 +212,13 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
     if (hooks.before_call) {
       hooks.before_call(row, PerToken(tables.alpha_bars, row, 0, program.horizon()));
     }
-    counts.cut_short = counts.calls > 0 && hooks.finish_now && hooks.finish_now();
+    const int lead_tokens = pending.defined() ? static_cast<int>(pending.size(1)) : 0;
+    if (hooks.may_continue && row + 1 < program.num_calls() &&
+        tables.last_moving[row] >= committed) {
+      const int jump_last = LastMoving(program, row, program.rows() - 1);
+      counts.cut_short = !hooks.may_continue(tables.last_moving[row] - committed + 1 + lead_tokens,
+                                             jump_last - committed + 1 + lead_tokens);
+    }
     const int target = counts.cut_short ? program.rows() - 1 : row + 1;
     const Jump jump = counts.cut_short ? JumpTo(program, row, target, tokens.device()) : Jump{};
     const int last = counts.cut_short ? jump.last_moving : tables.last_moving[row];
@@ -215,6 +227,7 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
       continue;
     }
     const int count = last - committed + 1;
+    if (hooks.model_call) hooks.model_call(count + lead_tokens);
     const at::Tensor steps = tables.timesteps[row].narrow(0, committed, count);
     WindowKeysValues kv, lead_kv;
     const Estimate estimate =

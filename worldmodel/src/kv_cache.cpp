@@ -128,12 +128,14 @@ void KvCache::Clear() {
   RollbackScratch();
   persistent_size_ = 0;
   next_position_ = 0;
+  ++clears_;
 }
 
 KvCacheMark KvCache::Mark(int tokens) const {
   KvCacheMark mark;
   mark.persistent_size = persistent_size_;
   mark.next_position = next_position_;
+  mark.clears = clears_;
   for (int64_t p = next_position_; p < next_position_ + tokens; ++p) {
     if (!options_.evict && p >= options_.capacity) break;  // Append would throw
     mark.slots.push_back(PersistentSlot(p));
@@ -149,7 +151,33 @@ KvCacheMark KvCache::Mark(int tokens) const {
   return mark;
 }
 
+KvCacheMark KvCache::Snapshot() const {
+  KvCacheMark mark;
+  mark.persistent_size = persistent_size_;
+  mark.next_position = next_position_;
+  mark.clears = clears_;
+  mark.whole = true;
+  for (int l = 0; l < options_.num_layers; ++l) {
+    mark.keys.push_back(keys_[l].narrow(2, 0, persistent_size_).clone());
+    mark.values.push_back(values_[l].narrow(2, 0, persistent_size_).clone());
+  }
+  return mark;
+}
+
 void KvCache::Restore(const KvCacheMark& mark) {
+  if (mark.whole) {
+    RollbackScratch();
+    for (int l = 0; l < options_.num_layers; ++l) {
+      keys_[l].narrow(2, 0, mark.persistent_size).copy_(mark.keys[l]);
+      values_[l].narrow(2, 0, mark.persistent_size).copy_(mark.values[l]);
+    }
+    persistent_size_ = mark.persistent_size;
+    next_position_ = mark.next_position;
+    clears_ = mark.clears;
+    return;
+  }
+  Require(mark.clears == clears_,
+          "Restore: the cache was cleared after the mark was taken (a Snapshot survives that)");
   const int64_t appended = next_position_ - mark.next_position;
   Require(appended >= 0 && appended <= static_cast<int64_t>(mark.slots.size()),
           "Restore: the mark does not cover the " + std::to_string(appended) +

@@ -22,14 +22,24 @@
 #include <memory>
 #include <string>
 
+#include "dfmpc/planner/planner.h"
+
 namespace dfmpc::planner {
 
-class Planner;
-
 struct AsyncPlannerOptions {
-  // Longest time Step waits for the plan of its own observation. Zero never
-  // waits: every action then comes from a plan at least one step old.
+  // Longest time Step waits for the plan of its own observation, in
+  // [0, 1 hour]. Zero never waits: every action then comes from a plan at
+  // least one step old.
   std::chrono::microseconds max_wait{std::chrono::milliseconds(10)};
+  // The control period, when the controller has one (0: none): with
+  // max_wait 0 it sets the optimization's deadline (below).
+  std::chrono::microseconds period{0};
+  // Time kept back from each deadline for publishing the plan and waking
+  // Step. Each optimization gets the deadline (arrival of its newest
+  // observation) + max_wait - margin, so that its plan is ready while Step
+  // still waits; with max_wait 0, + period - margin; none when that is not
+  // positive (Planner::Optimize documents the deadline's contract).
+  std::chrono::microseconds margin{500};
 };
 
 // Counters since the last Reset.
@@ -47,12 +57,21 @@ struct AsyncStats {
   // the next observation; Step keeps serving the shifted plan meanwhile).
   std::int64_t planner_errors = 0;
   std::string last_error;
+  // Optimizations whose candidates were all non-finite: their action is the
+  // older plan's (zero without one) and the history restarts
+  // (StepStats::fallback).
+  std::int64_t fallbacks = 0;
+  // Optimizations the deadline cut short (a jump) or deferred (no plan).
+  std::int64_t cut_short = 0;
+  std::int64_t deferred = 0;
+  StepStats last_step;  // of the newest optimization, deferred ones included
 };
 
 class AsyncPlanner {
  public:
-  // Takes the planner over and starts the planning thread. Throws
-  // std::invalid_argument for a null planner or a negative max_wait.
+  // Takes the planner over (and its abort callback) and starts the planning
+  // thread. Throws std::invalid_argument for a null planner or a max_wait,
+  // period or margin outside [0, 1 hour].
   explicit AsyncPlanner(std::unique_ptr<Planner> planner,
                         const AsyncPlannerOptions& options = AsyncPlannerOptions());
   // Stops the planning thread after the model call it is in, if any.
@@ -67,13 +86,14 @@ class AsyncPlanner {
   void Reset(const Eigen::VectorXd& observation);
 
   // One control step: `observation` is the one the last returned action led
-  // to (for the first Step after Reset, the observation given to Reset);
-  // returns the action to apply now, finite and within [-1, 1]. Blocks at
+  // to; returns the action to apply now, finite and within [-1, 1]. The
+  // first Step after Reset may pass Reset's observation again (its action
+  // is then Reset's plan's, at once); any other observation there is a step
+  // of its own, reached by the zero action, as in Planner::Act. Blocks at
   // most max_wait plus a mutex held for a copy of the plan. Throws
-  // std::invalid_argument before Reset, for an observation the planner
-  // refuses, or for a first Step whose observation differs from Reset's
-  // (nothing is queued then). A failure on the planning thread never reaches
-  // Step: it is counted in stats().
+  // std::invalid_argument before Reset or for an observation the planner
+  // refuses (nothing is queued then). A failure on the planning thread never
+  // reaches Step: it is counted in stats().
   Eigen::VectorXd Step(const Eigen::VectorXd& observation);
 
   AsyncStats stats() const;

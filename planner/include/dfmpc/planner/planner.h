@@ -24,7 +24,9 @@
 #include <Eigen/Core>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -122,12 +124,24 @@ struct StepStats {
                                     // the appended real tokens included
   int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
   bool cut_short = false;           // the deadline ended the program early (Optimize)
+  // The deadline left no time for the step's first model call: the plan
+  // was not moved (Optimize returned false); the queued real tokens that
+  // fitted joined the history and the rest stay queued.
+  bool deferred = false;
+  double needed_ms = 0.0;           // deferred: the time the step was predicted to need
   int graph_replays = 0;            // model calls replayed as CUDA graphs
   double latency_ms = 0.0;          // wall time of the optimization
   // No candidate plan was finite: the action is the previous plan's next
   // one (zero without one), the plan is dropped and the context history
   // restarts from this observation, so later steps recover.
   bool fallback = false;
+};
+
+// Thrown by Reset and Optimize when the abort callback asked them to stop
+// (Planner::SetAbortCallback); the planner is then as before the call.
+class PlannerAborted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Planner {
@@ -157,17 +171,20 @@ class Planner {
   // succeeds.
   void Reset(const Eigen::VectorXd& observation);
   // Takes the current observation and returns the action to execute now,
-  // finite and within [-1, 1]. The first Act after Reset receives o_0 again
-  // (the observation given to Reset) and returns the action Reset planned;
-  // every later one receives the observation that the last returned action
-  // led to: the loop is Reset(o); then a = Act(o), o = step(a), repeated.
-  // Later Acts are Observe(o), Optimize(), Action(): one warm step.
+  // finite and within [-1, 1]; every Act receives the observation that the
+  // last returned action led to: the loop is Reset(o); then a = Act(o),
+  // o = step(a), repeated. The first Act after Reset may receive Reset's
+  // observation again and then returns the action Reset planned (no model
+  // call); any other observation there (a robot read twice, or moving while
+  // Reset planned) is a control step of its own, reached by the zero action,
+  // and costs a step like any later Act. Acts after the first are Observe(o),
+  // Optimize(), Action(): one warm step.
   // Throws std::invalid_argument for a call before Reset, a wrong size, NaN
-  // or inf, an observation feature more than 1e4 standard deviations of the
-  // training data from its mean, or a first Act whose observation differs
-  // from Reset's. Strong guarantee: on any exception (these, or one from
-  // the model, the cost or memory) the planner is as it was before the call.
-  // When no candidate plan is finite the step falls back (StepStats).
+  // or inf, or an observation feature more than 1e4 standard deviations of
+  // the training data from its mean. Strong guarantee: on any exception
+  // (these, or one from the model, the cost or memory) the planner is as it
+  // was before the call. When no candidate plan is finite the step falls
+  // back (StepStats).
   Eigen::VectorXd Act(const Eigen::VectorXd& observation);
 
   // ---- A control step in three parts, for a planning thread (AsyncPlanner)
@@ -176,22 +193,44 @@ class Planner {
   void CheckObservation(const Eigen::VectorXd& observation) const;
   // Queues the observation of the next control step, reached by
   // `executed_action` (the action applied at the step before it; the
-  // one-argument form takes Action()). No model work. A planner that falls
-  // H steps behind drops its history and restarts it from the newest
-  // observation, as after a fallback. Throws as Act does (and for an
-  // action of the wrong size or not finite), changing nothing.
+  // one-argument form takes Action()). No model work. A planner with more
+  // steps queued than its context length drops the oldest and restarts its
+  // history from the ones kept, as after a fallback. Throws as Act does (and
+  // for an action of the wrong size or not finite), changing nothing.
   void Observe(const Eigen::VectorXd& observation);
   void Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd& executed_action);
   // Appends the queued real tokens to the context and moves the plan to the
-  // newest observed step: a warm step shifted by every queued step (one
-  // call for r = 1 however many), or a plan from noise in replan mode.
-  // `deadline` makes it anytime: checked before every model call after the
-  // first, once passed the next call is the last, a DDIM jump of every
-  // token to its final level (StepStats::cut_short), so a step overruns its
-  // deadline by at most one call. Returns false, doing nothing, when no
-  // observation is queued. Strong guarantee as for Act.
+  // newest observed step: a warm step shifted by every step since the plan
+  // was made (one call for r = 1 however many), or a plan from noise in
+  // replan mode (and in warm mode once the plan is H steps old).
+  // `deadline` makes it anytime. The planner times its model calls (per
+  // kind and window size, the second longest of the last 16, samples older
+  // than 0.5 s halved every further 0.5 s) and starts work only where its
+  // predicted end is before the deadline:
+  //  * a queued real token's forward, only if the step's first call still
+  //    fits after it;
+  //  * the first call, only if it fits; else the step is deferred: the
+  //    plan stays (Action() reads it further on), the tokens that fitted
+  //    stay in the history, the rest stay queued for the next Optimize,
+  //    and it returns false (StepStats::deferred, needed_ms);
+  //  * each later call, only if it and a jump after it fit; else this call
+  //    is the last, a DDIM jump of every token to its final level
+  //    (StepStats::cut_short).
+  // So Optimize returns by the deadline unless a call takes longer than
+  // its prediction, by that excess (docs/experiments.md, real-time
+  // control, measures it). A deadline shorter than the first call defers
+  // the steps (size it by StepStats::needed_ms); since deferred steps
+  // measure nothing, the predictions decay until a step runs (and
+  // overruns) to re-measure, every second or two. Returns false, doing
+  // nothing, when no observation is queued. Strong guarantee as for Act.
   bool Optimize(std::chrono::steady_clock::time_point deadline =
                     std::chrono::steady_clock::time_point::max());
+  // A predicate that Reset and Optimize ask between model calls (on the
+  // thread running them); true makes them stop and throw PlannerAborted,
+  // the planner as before the call, after at most the call in progress.
+  // For a planning thread that must stop quickly (AsyncPlanner's
+  // destructor and Reset). Empty (the default): never asked.
+  void SetAbortCallback(std::function<bool()> abort);
   // The action for the newest observed step from the current plan: its
   // first action when the plan was made at that step, else the plan's
   // action for the steps since (zero past its end, or without a plan).

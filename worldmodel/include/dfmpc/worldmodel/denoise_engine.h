@@ -45,7 +45,7 @@ struct DenoiseOptions {
 struct DenoiseCounts {
   int calls = 0;                    // calls that ran the model
   std::int64_t token_forwards = 0;  // tokens run through it, per candidate
-  bool cut_short = false;           // `finish_now` ended the program with a jump
+  bool cut_short = false;           // `may_continue` ended the program with a jump
 };
 
 // What a caller adds to the loop; every member may be left empty. Token
@@ -70,10 +70,15 @@ struct DenoiseHooks {
   // Called after a call stepped its window; tokens before `begin` are clean
   // and were not touched.
   std::function<void(int row, int begin)> after_step;
-  // Run only (an anytime deadline): asked before every call after the first
-  // that ran the model; true makes that call the last, a DDIM jump of every
-  // token straight to its level in the program's last row.
-  std::function<bool()> finish_now;
+  // Run only (an anytime deadline): asked before every call that would run
+  // the model, except the program's last, with the tokens that call would
+  // run and those a jump from here would (the lead's included in both);
+  // false makes this call the last, a DDIM jump of every token straight to
+  // its level in the program's last row. It may throw to abandon the run.
+  std::function<bool(int call_tokens, int jump_tokens)> may_continue;
+  // Run only: told just before each model call starts, with its window's
+  // tokens (the lead's included), e.g. to time the calls.
+  std::function<void(int tokens)> model_call;
 };
 
 class DenoiseEngine {

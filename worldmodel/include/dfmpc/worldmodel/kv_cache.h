@@ -56,11 +56,14 @@ struct KvCacheOptions {
 
 // The persistent region as it was before some appends, enough to undo them
 // (KvCache::Restore): its counters and the slots those appends may
-// overwrite, with their contents. Lets a caller that appends and then fails
-// leave the cache as it found it.
+// overwrite, with their contents (or, from KvCache::Snapshot, every occupied
+// slot). Lets a caller that appends and then fails leave the cache as it
+// found it.
 struct KvCacheMark {
   int persistent_size = 0;
   int64_t next_position = 0;
+  uint64_t clears = 0;                   // the cache's Clear count when taken
+  bool whole = false;                    // slots are every occupied slot
   std::vector<int> slots;                // slots the next appends write
   std::vector<at::Tensor> keys, values;  // their contents before, per layer
 };
@@ -92,9 +95,14 @@ class KvCache {
   void Clear();
   // Records what appending up to `tokens` persistent tokens would overwrite.
   KvCacheMark Mark(int tokens) const;
-  // Undoes the appends made since `mark` (at most its token count) and rolls
-  // back the scratch. Throws std::invalid_argument for a mark of another
-  // cache state (more tokens appended than it covers, or after Clear).
+  // Records the whole persistent region (a copy of its occupied slots), so
+  // that Restore also undoes a Clear and any appends after it.
+  KvCacheMark Snapshot() const;
+  // Undoes the appends made since `mark` (at most its token count; any
+  // number, and a Clear, for a Snapshot) and rolls back the scratch. Throws
+  // std::invalid_argument, changing nothing, for a Mark of another cache
+  // state: more tokens appended than it covers, or a Clear since it was
+  // taken.
   void Restore(const KvCacheMark& mark);
 
   int persistent_size() const { return persistent_size_; }
@@ -134,6 +142,7 @@ class KvCache {
   int persistent_size_ = 0;
   int scratch_size_ = 0;
   int64_t next_position_ = 0;  // absolute position of the next persistent token
+  uint64_t clears_ = 0;        // Clear calls, so that a Mark from before one is refused
 };
 
 }  // namespace dfmpc::worldmodel

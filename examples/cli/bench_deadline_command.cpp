@@ -1,0 +1,154 @@
+// dfmpc bench deadline: how far Planner::Optimize(deadline) returns past its
+// deadline, per mode, deadline and number of observations queued before the
+// call, with the shipped pendulum model; the planner.h contract measured.
+#include <ATen/Parallel.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "dfmpc/envs/env.h"
+#include "dfmpc/planner/planner.h"
+#include "dfmpc/planner/task_cost.h"
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "output_path.h"
+#include "planner_policy.h"
+#include "progress_bar.h"
+#include "statistics.h"
+#include "table.h"
+
+namespace dfmpc::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char kTask[] = "pendulum_swingup";
+
+struct BenchDeadlineOptions {
+  std::vector<std::string> modes = {"warm", "replan"};
+  std::vector<double> deadlines_ms = {1, 2, 5, 10, 20};
+  // Observations queued before each Optimize; 0 draws 1..31 per step.
+  std::vector<int> queued = {1, 31, 0};
+  int steps = 200;
+  int threads = 1;
+  std::uint64_t seed = 0;
+  std::string model;
+  std::string csv = "bench_deadline.csv";
+};
+
+struct Row {
+  std::vector<double> overrun_ms;  // return time minus deadline (negative: early)
+  std::vector<double> needed_ms;   // of the deferred steps
+  int cut_short = 0, planned = 0;
+};
+
+// `steps` optimizations, each after `queued` observations (or a draw).
+Row MeasureRow(planner::Planner& planner, envs::Env& env, double deadline_ms, int queued,
+               const BenchDeadlineOptions& o, std::mt19937& rng, ProgressBar& progress,
+               long long& done) {
+  std::uniform_int_distribution<int> draw(1, planner.options().horizon - 1);
+  Eigen::VectorXd observation = env.Reset(0);
+  planner.Reset(observation);
+  Row row;
+  const auto budget = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double, std::milli>(deadline_ms));
+  for (int s = 0; s < o.steps; ++s) {
+    const int count = queued > 0 ? queued : draw(rng);
+    for (int i = 0; i < count; ++i) {
+      observation = env.Step(planner.Action()).observation;
+      planner.Observe(observation);
+    }
+    const Clock::time_point deadline = Clock::now() + budget;
+    row.planned += planner.Optimize(deadline) ? 1 : 0;
+    row.overrun_ms.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - deadline).count());
+    row.cut_short += planner.last_step().cut_short ? 1 : 0;
+    if (planner.last_step().deferred) row.needed_ms.push_back(planner.last_step().needed_ms);
+    progress.Update(++done);
+  }
+  return row;
+}
+
+void RunBenchDeadline(BenchDeadlineOptions o) {
+  if (o.steps < 1 || o.threads < 1) {
+    throw std::invalid_argument("--steps and --threads must be >= 1");
+  }
+  for (double d : o.deadlines_ms) {
+    if (!(d >= 0.0)) throw std::invalid_argument("--deadlines must be >= 0 ms");
+  }
+  if (o.model.empty()) o.model = ShippedModelPath(kTask);
+  at::set_num_threads(o.threads);
+  const worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(o.model, {kTask, 0});
+  envs::EnvOptions env_options;
+  env_options.episode_physics_steps = 1 << 30;  // no episode end inside a row
+  auto env = envs::MakeEnv(kTask, env_options);
+  std::fprintf(stderr, "bench deadline: %s, %d thread(s), %d optimizations per row\n",
+               o.model.c_str(), o.threads, o.steps);
+  Table table({"mode", "deadline_ms", "queued", "overrun_p50_ms", "overrun_p99_ms",
+               "overrun_max_ms", "cut_short", "planned", "deferred_needed_p50_ms"});
+  const long long total = static_cast<long long>(o.modes.size() * o.deadlines_ms.size() *
+                                                 o.queued.size()) * o.steps;
+  ProgressBar progress("bench deadline", total);
+  long long done = 0;
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(o.seed));
+  for (const std::string& mode : o.modes) {
+    planner::PlannerOptions options = planner::TunedPlannerOptions(kTask);
+    options.mode = planner::ParsePlanMode(mode);
+    options.seed = o.seed;
+    planner::Planner planner(checkpoint, planner::MakeTaskCost(kTask), options);
+    for (double deadline_ms : o.deadlines_ms) {
+      for (int queued : o.queued) {
+        const Row row = MeasureRow(planner, *env, deadline_ms, queued, o, rng, progress, done);
+        const double n = static_cast<double>(row.overrun_ms.size());
+        table.AddRow({mode, FormatFixed(deadline_ms, 1),
+                      queued > 0 ? std::to_string(queued) : "1-31",
+                      FormatFixed(Percentile(row.overrun_ms, 50), 2),
+                      FormatFixed(Percentile(row.overrun_ms, 99), 2),
+                      FormatFixed(Percentile(row.overrun_ms, 100), 2),
+                      FormatFixed(row.cut_short / n, 2), FormatFixed(row.planned / n, 2),
+                      row.needed_ms.empty() ? "-" : FormatFixed(Percentile(row.needed_ms, 50), 2)});
+      }
+    }
+  }
+  progress.Finish();
+  table.Print(std::cout);
+  table.WriteCsv(o.csv);
+  std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
+}
+
+}  // namespace
+
+void AddBenchDeadlineCommand(CLI::App& bench) {
+  auto options = std::make_shared<BenchDeadlineOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "deadline", "How far Planner::Optimize(deadline) returns past its deadline");
+  cmd->add_option("--modes", options->modes, "plan modes")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"warm", "replan"}));
+  cmd->add_option("--deadlines", options->deadlines_ms, "deadlines in ms after the call starts")
+      ->capture_default_str();
+  cmd->add_option("--queued", options->queued,
+                  "observations queued before each call (0: drawn from 1..H-1 every call)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 31));
+  cmd->add_option("--steps", options->steps, "optimizations per row")->capture_default_str();
+  cmd->add_option("--threads", options->threads, "LibTorch intra-op threads")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "planner seed and draws of the queue length")
+      ->capture_default_str();
+  cmd->add_option("--model", options->model, "pendulum model (default: shipped)");
+  cmd->add_option("--csv", options->csv, "CSV output")
+      ->capture_default_str()
+      ->check(OutputFileInExistingDirectory());
+  cmd->callback([options] { RunBenchDeadline(*options); });
+}
+
+}  // namespace dfmpc::cli

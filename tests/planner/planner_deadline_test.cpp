@@ -1,0 +1,184 @@
+// Optimize's deadline contract (planner.h): work starts only where its
+// predicted end is before the deadline; a step with no time for its first
+// call is deferred, one with time for some calls ends with a jump; the abort
+// callback stops a step between model calls; falling behind keeps the
+// history.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "dfmpc/envs/env.h"
+#include "dfmpc/planner/planner.h"
+#include "dfmpc/worldmodel/kv_cache.h"
+#include "plan_schedule.h"
+#include "shipped_pendulum.h"
+
+namespace dfmpc::planner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The pendulum's observations under zero torque from `seed`'s start.
+std::vector<Eigen::VectorXd> Observations(int steps, std::uint64_t seed) {
+  auto env = envs::MakeEnv(kPendulum);
+  std::vector<Eigen::VectorXd> observations = {env->Reset(seed)};
+  for (int s = 1; s < steps; ++s) {
+    observations.push_back(env->Step(Eigen::VectorXd::Zero(1)).observation);
+  }
+  return observations;
+}
+
+TEST(PlannerDeadlineTest, ADeadlineThatNeverComesChangesNothing) {
+  PlannerOptions options = Small(PlanMode::kReplan);
+  options.horizon = 4;
+  auto timed = MakePlanner(options), untimed = MakePlanner(options);
+  const std::vector<Eigen::VectorXd> o = Observations(2, 1);
+  for (Planner* planner : {timed.get(), untimed.get()}) {
+    planner->Reset(o[0]);
+    planner->Observe(o[1]);
+  }
+  ASSERT_TRUE(timed->Optimize(Clock::now() + std::chrono::hours(1)));
+  ASSERT_TRUE(untimed->Optimize());
+  EXPECT_EQ(timed->Action(), untimed->Action());
+  EXPECT_EQ(timed->plan().tokens, untimed->plan().tokens);
+  EXPECT_FALSE(timed->last_step().cut_short);
+  EXPECT_EQ(timed->last_step().calls, options.num_levels + options.horizon - 1);
+}
+
+// The reported case: with a deadline already passed, five catch-up
+// forwards and two calls used to run anyway.
+TEST(PlannerDeadlineTest, APassedDeadlineDefersTheStepAndTouchesNothing) {
+  const PlannerOptions options = Small(PlanMode::kWarm);
+  auto late = MakePlanner(options), twin = MakePlanner(options);
+  const std::vector<Eigen::VectorXd> o = Observations(7, 2);
+  for (Planner* planner : {late.get(), twin.get()}) {
+    planner->Reset(o[0]);
+    for (int s = 1; s < 7; ++s) planner->Observe(o[s], Eigen::VectorXd::Zero(1));
+  }
+  const Plan before = late->plan();
+  const std::vector<int64_t> history = late->context_cache().KeptPositions();
+  EXPECT_FALSE(late->Optimize(Clock::now()));
+  const StepStats& stats = late->last_step();
+  EXPECT_TRUE(stats.deferred);
+  EXPECT_EQ(stats.calls, 0);
+  EXPECT_EQ(stats.token_forwards, 0);
+  EXPECT_GT(stats.needed_ms, 0.0);
+  EXPECT_EQ(late->plan().step, before.step);
+  EXPECT_EQ(late->plan().tokens, before.tokens);
+  EXPECT_EQ(late->context_cache().KeptPositions(), history);
+  // Read on by the elapsed steps, as between plans.
+  EXPECT_EQ(late->Action(), before.actions.row(6).transpose().cwiseMax(-1.0).cwiseMin(1.0));
+  // Nothing was lost: the next step equals one that was never deferred.
+  ASSERT_TRUE(late->Optimize());
+  ASSERT_TRUE(twin->Optimize());
+  EXPECT_EQ(late->last_step().steps_caught_up, 6);
+  EXPECT_EQ(late->Action(), twin->Action());
+  EXPECT_EQ(late->plan().tokens, twin->plan().tokens);
+}
+
+// Deadlines from zero up to a whole replan step's time: each step ends
+// either deferred, complete, or cut short by a jump that leaves a complete
+// plan, and a cut-short one is seen among them.
+TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePlan) {
+  PlannerOptions options = Small(PlanMode::kReplan);  // K + H - 1 = 19 calls a step
+  const std::vector<Eigen::VectorXd> o = Observations(2, 3);
+  auto full = MakePlanner(options);
+  full->Reset(o[0]);
+  full->Observe(o[1]);
+  full->Optimize();
+  const int full_calls = full->last_step().calls;
+  const double full_ms = full->last_step().latency_ms;
+  int cut_steps = 0;
+  for (int i = 0; i <= 40 && cut_steps < 3; ++i) {
+    auto planner = MakePlanner(options);
+    planner->Reset(o[0]);
+    planner->Observe(o[1]);
+    const auto deadline = std::chrono::duration<double, std::milli>(full_ms * i / 20.0);
+    const bool planned =
+        planner->Optimize(Clock::now() + std::chrono::duration_cast<Clock::duration>(deadline));
+    const StepStats& stats = planner->last_step();
+    ASSERT_EQ(planned, !stats.deferred);
+    if (!stats.cut_short) continue;
+    ++cut_steps;
+    EXPECT_GE(stats.calls, 1);
+    EXPECT_LT(stats.calls, full_calls);
+    EXPECT_EQ(planner->plan().levels, std::vector<int>(options.horizon, 0));
+    EXPECT_TRUE(planner->plan().tokens.allFinite());
+    const Eigen::VectorXd action = planner->Action();
+    EXPECT_TRUE(action.allFinite());
+    EXPECT_LE(action.cwiseAbs().maxCoeff(), 1.0);
+    EXPECT_EQ(planner->context_cache().persistent_size(), 2);  // the history is whole
+  }
+  EXPECT_GT(cut_steps, 0) << "no deadline between one call and a whole step cut it short";
+}
+
+TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenCallsAndChangesNothing) {
+  PlannerOptions options = Small(PlanMode::kReplan);
+  auto planner = MakePlanner(options), twin = MakePlanner(options);
+  const std::vector<Eigen::VectorXd> o = Observations(3, 4);
+  int asked = 0;
+  planner->SetAbortCallback([&asked] { return ++asked > 3; });
+  EXPECT_THROW(planner->Reset(o[0]), PlannerAborted);  // Reset's K calls
+  EXPECT_THROW(planner->Action(), std::invalid_argument);  // not reset
+  asked = -1000;
+  planner->Reset(o[0]);
+  twin->Reset(o[0]);
+  planner->Observe(o[1]);
+  twin->Observe(o[1]);
+  const std::vector<int64_t> history = planner->context_cache().KeptPositions();
+  asked = 0;
+  EXPECT_THROW(planner->Optimize(), PlannerAborted);
+  EXPECT_EQ(asked, 4);  // asked before the step and before each call: two calls ran
+  EXPECT_EQ(planner->context_cache().KeptPositions(), history);
+  EXPECT_EQ(planner->plan().step, 0);
+  planner->SetAbortCallback({});
+  ASSERT_TRUE(planner->Optimize());
+  ASSERT_TRUE(twin->Optimize());
+  EXPECT_EQ(planner->plan().tokens, twin->plan().tokens);
+}
+
+// The reported case: 16 observations queued, the plan moved 16 steps and
+// the stats said 1.
+TEST(PlannerDeadlineTest, FallingAWholePlanBehindKeepsTheHistoryAndPlansFromNoise) {
+  const PlannerOptions options = Small(PlanMode::kWarm);  // H = 16, K = 4
+  auto planner = MakePlanner(options);
+  const int behind = options.horizon + 3;
+  const std::vector<Eigen::VectorXd> o = Observations(behind + 1, 5);
+  planner->Reset(o[0]);
+  for (int s = 1; s <= behind; ++s) {
+    planner->Observe(o[s], Eigen::VectorXd::Zero(1));
+    if (s >= options.horizon) {
+      EXPECT_EQ(planner->Action(), Eigen::VectorXd::Zero(1));  // past the plan
+    }
+  }
+  ASSERT_TRUE(planner->Optimize());
+  const StepStats& stats = planner->last_step();
+  EXPECT_EQ(stats.steps_caught_up, behind);
+  EXPECT_EQ(stats.calls, options.num_levels);  // a plan from noise
+  EXPECT_EQ(planner->plan().step, behind);
+  // Every step is in the history (up to the ring's capacity).
+  const int capacity = planner->options().context_length - 1;
+  EXPECT_EQ(planner->context_cache().persistent_size(), std::min(behind + 1, capacity));
+  EXPECT_EQ(planner->context_cache().NextPosition(), behind + 1);
+}
+
+TEST(PlannerDeadlineTest, MoreStepsQueuedThanTheContextRestartTheHistoryFromTheNewest) {
+  PlannerOptions options = Small(PlanMode::kWarm);
+  options.context_length = 5;
+  auto planner = MakePlanner(options);
+  const std::vector<Eigen::VectorXd> o = Observations(9, 6);
+  planner->Reset(o[0]);
+  for (int s = 1; s <= 8; ++s) planner->Observe(o[s], Eigen::VectorXd::Zero(1));
+  ASSERT_TRUE(planner->Optimize());
+  // The 5 newest steps restart the history; the ring keeps 4 of them.
+  EXPECT_EQ(planner->context_cache().NextPosition(), 5);
+  EXPECT_EQ(planner->context_cache().persistent_size(), 4);
+  EXPECT_EQ(planner->last_step().steps_caught_up, 8);
+}
+
+}  // namespace
+}  // namespace dfmpc::planner
