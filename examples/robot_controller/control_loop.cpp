@@ -31,7 +31,7 @@ void AddEpisode(dfmpc::planner::AsyncStats& totals, const dfmpc::planner::AsyncS
   totals.planner_errors += episode.planner_errors;
   totals.fallbacks += episode.fallbacks;
   totals.cut_short += episode.cut_short;
-  totals.deferred += episode.deferred;
+  totals.late += episode.late;
   if (!episode.last_error.empty()) totals.last_error = episode.last_error;
 }
 

@@ -44,8 +44,8 @@ void PrintReport(const robot_controller::LoopReport& r) {
               static_cast<long long>(s.plans), s.total_plan_ms / std::max<double>(1, s.plans),
               s.max_plan_ms, static_cast<long long>(s.planner_errors),
               static_cast<long long>(r.overruns));
-  std::printf("optimizations cut short by the deadline: %lld, deferred: %lld, fallbacks: %lld\n",
-              static_cast<long long>(s.cut_short), static_cast<long long>(s.deferred),
+  std::printf("optimizations cut short by the deadline: %lld, late: %lld, fallbacks: %lld\n",
+              static_cast<long long>(s.cut_short), static_cast<long long>(s.late),
               static_cast<long long>(s.fallbacks));
   if (!s.last_error.empty()) std::printf("last planner error: %s\n", s.last_error.c_str());
 }

@@ -142,7 +142,7 @@ class AsyncPlanner::Impl {
       work_items_.swap(inbox_);
       lock.unlock();
       PublishedPlan plan;
-      bool planned = false;
+      bool planned = false, late = false;
       std::exception_ptr error;
       std::string message;
       try {
@@ -152,6 +152,8 @@ class AsyncPlanner::Impl {
         } else {
           for (const Observed& item : work_items_) planner_->Observe(item.observation, item.action);
           planned = planner_->Optimize(Deadline(work_items_.back().arrived));
+          late = !planned && planner_->last_step().deferred;
+          if (late) planned = planner_->Optimize();  // for the steps after this one
         }
         if (planned) {
           plan = PublishedPlan{planner_->plan().step, planner_->Action(), planner_->plan().actions};
@@ -174,7 +176,7 @@ class AsyncPlanner::Impl {
         ++stats_.planner_errors;
         stats_.last_error = std::move(message);
       }
-      if (!error) Count(planner_->last_step(), planned, plan);
+      if (!error) Count(planner_->last_step(), planned, late, plan);
       published_.notify_all();
     }
   }
@@ -186,11 +188,11 @@ class AsyncPlanner::Impl {
   }
 
   // Publishes a finished optimization and counts it. Under mutex_.
-  void Count(const StepStats& step, bool planned, PublishedPlan& plan) {
+  void Count(const StepStats& step, bool planned, bool late, PublishedPlan& plan) {
     stats_.last_step = step;
     stats_.fallbacks += step.fallback ? 1 : 0;
     stats_.cut_short += step.cut_short ? 1 : 0;
-    stats_.deferred += step.deferred ? 1 : 0;
+    stats_.late += late ? 1 : 0;
     if (!planned) return;
     std::swap(plan_, plan);
     ++stats_.plans;

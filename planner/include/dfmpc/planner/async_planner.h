@@ -38,7 +38,10 @@ struct AsyncPlannerOptions {
   // Step. Each optimization gets the deadline (arrival of its newest
   // observation) + max_wait - margin, so that its plan is ready while Step
   // still waits; with max_wait 0, + period - margin; none when that is not
-  // positive (Planner::Optimize documents the deadline's contract).
+  // positive (Planner::Optimize documents the deadline's contract). The
+  // deadline cuts a plan short to be in time; a plan that cannot start in
+  // time runs to its end without one (AsyncStats::late), since a plan one
+  // step old is far better than none.
   std::chrono::microseconds margin{500};
 };
 
@@ -61,10 +64,13 @@ struct AsyncStats {
   // older plan's (zero without one) and the history restarts
   // (StepStats::fallback).
   std::int64_t fallbacks = 0;
-  // Optimizations the deadline cut short (a jump) or deferred (no plan).
+  // Optimizations the deadline cut short (a jump).
   std::int64_t cut_short = 0;
-  std::int64_t deferred = 0;
-  StepStats last_step;  // of the newest optimization, deferred ones included
+  // Optimizations that could not start before their deadline (the planner
+  // deferred them) and ran again without one: their plan serves the steps
+  // after the one that asked for it.
+  std::int64_t late = 0;
+  StepStats last_step;  // of the newest optimization
 };
 
 class AsyncPlanner {
