@@ -7,7 +7,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -25,6 +24,7 @@
 #include "output_path.h"
 #include "planner_policy.h"
 #include "progress_bar.h"
+#include "resident_memory.h"
 #include "statistics.h"
 #include "table.h"
 
@@ -47,21 +47,6 @@ struct BenchMpcOptions {
   std::string model;
   std::string csv = "bench_mpc.csv";
 };
-
-// Resident memory of this process in KiB (Linux /proc), or -1.
-long ResidentKib() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  long value = -1;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      status >> value;
-      return value;
-    }
-    status.ignore(1 << 12, '\n');
-  }
-  return -1;
-}
 
 // The shipped model's architecture with random weights and a window of
 // `context + horizon` tokens: latency does not depend on the weights, and

@@ -29,6 +29,7 @@ void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
 void AddControlCommand(CLI::App& app);    // dfmpc control
 void AddBenchMpcCommand(CLI::App& bench);  // dfmpc bench mpc
 void AddBenchDeadlineCommand(CLI::App& bench);  // dfmpc bench deadline
+void AddBenchSoakCommand(CLI::App& bench);      // dfmpc bench soak
 void AddRolloutCommand(CLI::App& app);      // dfmpc rollout
 void AddBenchRolloutCommand(CLI::App& bench);  // dfmpc bench rollout
 

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddBenchRenderCommand(*bench);
   dfmpc::cli::AddBenchMpcCommand(*bench);
   dfmpc::cli::AddBenchDeadlineCommand(*bench);
+  dfmpc::cli::AddBenchSoakCommand(*bench);
   dfmpc::cli::AddBenchRolloutCommand(*bench);
 
   try {
