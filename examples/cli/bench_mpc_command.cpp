@@ -1,9 +1,12 @@
 // dfmpc bench mpc: per-control-step latency of the planner, replan against
 // warm r = 1, 2, 4, across context lengths and candidate counts, in one run;
 // and a long run that shows the bounded context cache keeps memory flat.
+// Each row also counts the CPU tensors a control step allocates.
 #include <ATen/Parallel.h>
 #include <torch/types.h>
 #include <torch/utils.h>
+
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -27,6 +30,7 @@
 #include "resident_memory.h"
 #include "statistics.h"
 #include "table.h"
+#include "tensor_allocations.h"
 
 namespace dfmpc::cli {
 namespace {
@@ -68,7 +72,17 @@ worldmodel::Checkpoint RandomModel(const worldmodel::Checkpoint& shipped, int wi
 struct Measured {
   std::vector<double> latencies;
   double token_forwards = 0.0, calls = 0.0;
+  double allocations = 0.0, allocated_kib = 0.0;  // CPU tensors, per control step
+  double page_faults = 0.0;                          // minor faults, per control step
 };
+
+// Minor page faults of the calling thread so far: memory the allocator had
+// to take from the system (a source of latency jitter).
+long MinorPageFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
 
 // Fills the context cache with `context` real steps, then times `steps`.
 Measured Measure(planner::Planner& planner, envs::Env& env, int context, int steps,
@@ -77,9 +91,17 @@ Measured Measure(planner::Planner& planner, envs::Env& env, int context, int ste
   planner.Reset(observation);
   Measured m;
   for (int s = 0; s < context + steps; ++s) {
-    observation = env.Step(planner.Act(observation)).observation;
+    const AllocationCount before = CpuTensorAllocations();
+    const long faults_before = MinorPageFaults();
+    const Eigen::VectorXd action = planner.Act(observation);
+    const long faults = MinorPageFaults() - faults_before;
+    const AllocationCount after = CpuTensorAllocations();
+    observation = env.Step(action).observation;
     progress.Update(++done);
     if (s < context) continue;
+    m.allocations += static_cast<double>(after.allocations - before.allocations) / steps;
+    m.allocated_kib += static_cast<double>(after.bytes - before.bytes) / 1024.0 / steps;
+    m.page_faults += static_cast<double>(faults) / steps;
     const planner::StepStats& stats = planner.last_step();
     m.latencies.push_back(stats.latency_ms);
     m.token_forwards += static_cast<double>(stats.token_forwards) / steps;
@@ -92,8 +114,8 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   envs::EnvOptions env_options;
   env_options.episode_physics_steps = 1 << 30;  // one long run per configuration
   auto env = envs::MakeEnv(kTask, env_options);
-  Table table(
-      {"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms", "speedup_p50"});
+  Table table({"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
+               "jitter_ms", "speedup_p50", "tensor_allocs", "alloc_kib", "page_faults"});
   const c10::Device device = worldmodel::ParseDevice(o.device);
   // On a GPU every warm row runs eagerly and then with CUDA graphs.
   const int variants = device.is_cuda() ? 2 : 1;
@@ -120,15 +142,16 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
         if (r > 0) options.calls_per_step = o.warm_calls[r - 1];
         planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
         const Measured m = Measure(planner, *env, context, o.steps, progress, done);
-        const double p50 = Percentile(m.latencies, 50);
+        const double p50 = Percentile(m.latencies, 50), p99 = Percentile(m.latencies, 99);
         if (r == 0) replan_p50 = p50;
         table.AddRow({std::to_string(context), std::to_string(n),
                       r == 0 ? "replan"
                              : "warm r=" + std::to_string(options.calls_per_step) +
                                    (graphs ? " graphs" : ""),
                       FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
-                      FormatFixed(p50, 2), FormatFixed(Percentile(m.latencies, 99), 2),
-                      FormatFixed(replan_p50 / p50, 1)});
+                      FormatFixed(p50, 2), FormatFixed(p99, 2), FormatFixed(p99 - p50, 2),
+                      FormatFixed(replan_p50 / p50, 1), FormatFixed(m.allocations, 0),
+                      FormatFixed(m.allocated_kib, 0), FormatFixed(m.page_faults, 1)});
       }
     }
   }

@@ -41,6 +41,23 @@ void RequireDuration(std::chrono::microseconds value, const char* name) {
   }
 }
 
+// The message of a planning thread's exception, for AsyncStats::last_error;
+// empty where even that cannot be built (out of memory). Short literals fit
+// the string's inline buffer, so building them does not allocate.
+std::string ErrorMessage(const std::exception_ptr& error) noexcept {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    try {
+      return e.what();
+    } catch (...) {
+      return std::string();
+    }
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
 // How long after an observation arrives its optimization must end.
 std::chrono::microseconds OptimizeBudget(const AsyncPlannerOptions& options) {
   const std::chrono::microseconds span =
@@ -138,16 +155,18 @@ class AsyncPlanner::Impl {
       const std::int64_t episode = episode_;
       const bool reset = reset_requested_;
       if (reset) abort_ = false;  // the reset itself must run
-      const Eigen::VectorXd reset_observation = reset ? reset_observation_ : Eigen::VectorXd();
       work_items_.swap(inbox_);
       lock.unlock();
       PublishedPlan plan;
       bool planned = false, late = false;
       std::exception_ptr error;
       std::string message;
+      // Everything that may throw (std::bad_alloc included) is inside the
+      // try: an exception escaping this thread would terminate the process.
       try {
         if (reset) {
-          planner_->Reset(reset_observation);
+          // Read unlocked: the control thread waits in Reset meanwhile.
+          planner_->Reset(reset_observation_);
           planned = true;
         } else {
           for (const Observed& item : work_items_) planner_->Observe(item.observation, item.action);
@@ -158,12 +177,9 @@ class AsyncPlanner::Impl {
         if (planned) {
           plan = PublishedPlan{planner_->plan().step, planner_->Action(), planner_->plan().actions};
         }
-      } catch (const std::exception& e) {
-        error = std::current_exception();
-        message = e.what();
       } catch (...) {
         error = std::current_exception();
-        message = "unknown exception";
+        message = ErrorMessage(error);
       }
       work_items_.clear();
       lock.lock();

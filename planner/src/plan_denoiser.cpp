@@ -22,9 +22,8 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
   // Drawn per window, after its forward: the planner's generator advances
   // only by what the calls that run use.
   hooks.noise = [&plan, &generator](int, int, int count) {
-    return worldmodel::ToDevice(at::randn({plan.tokens.size(0), count, plan.tokens.size(2)},
-                                          generator, at::TensorOptions().dtype(at::kFloat)),
-                                plan.tokens.device(), at::kFloat);
+    return worldmodel::StandardNormal(generator, {plan.tokens.size(0), count, plan.tokens.size(2)},
+                                      plan.tokens.device());
   };
   hooks.cost = cost;
   hooks.estimates = [&plan](int begin, const at::Tensor& estimates) {

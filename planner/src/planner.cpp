@@ -92,21 +92,34 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
 
 // Undoes a step's changes to the context cache and the random generator
 // unless committed, so that an exception anywhere in a step leaves both as
-// they were. (The generator is saved as its state: Generator::clone leaks
-// its copy in LibTorch 1.13.)
+// they were. Allocates nothing in a step that appends no more tokens than
+// an earlier one: the cache's mark reuses `mark`'s buffers and the
+// generator is saved as its engine (get_state would copy it into a new
+// tensor; Generator::clone leaks its copy in LibTorch 1.13).
 class StepTransaction {
  public:
   // `tokens`: the real tokens the step may append; `clears`: the step may
   // also clear the cache first (a copy of the whole history is kept).
-  StepTransaction(KvCache& cache, at::Generator& generator, int tokens, bool clears)
+  StepTransaction(KvCache& cache, at::Generator& generator, int tokens, bool clears,
+                  worldmodel::KvCacheMark& mark)
       : cache_(cache),
-        mark_(clears ? cache.Snapshot() : cache.Mark(tokens)),
-        generator_(generator),
-        generator_state_(generator.get_state()) {}
+        mark_(mark),
+        generator_(at::check_generator<at::CPUGeneratorImpl>(generator)),
+        engine_(generator_->engine()),
+        next_float_(generator_->next_float_normal_sample()),
+        next_double_(generator_->next_double_normal_sample()) {
+    if (clears) {
+      mark_ = cache.Snapshot();
+    } else {
+      cache.Mark(tokens, mark_);
+    }
+  }
   ~StepTransaction() {
     if (committed_) return;
+    generator_->set_engine(engine_);
+    generator_->set_next_float_normal_sample(next_float_);
+    generator_->set_next_double_normal_sample(next_double_);
     try {
-      generator_.set_state(generator_state_);
       cache_.Restore(mark_);
     } catch (...) {  // copying back into preallocated storage failed: drop the history
       cache_.Clear();
@@ -119,9 +132,11 @@ class StepTransaction {
 
  private:
   KvCache& cache_;
-  worldmodel::KvCacheMark mark_;
-  at::Generator& generator_;
-  at::Tensor generator_state_;
+  worldmodel::KvCacheMark& mark_;
+  at::CPUGeneratorImpl* generator_;
+  at::mt19937 engine_;
+  c10::optional<float> next_float_;
+  c10::optional<double> next_double_;
   bool committed_ = false;
 };
 
@@ -267,7 +282,7 @@ class Planner::Impl {
     // On an exception the transaction restores the cache and the generator
     // and the queue is untouched; the plan is built in new tensors and
     // members are assigned only after the commit.
-    StepTransaction transaction(cache_, generator_, queued, restart);
+    StepTransaction transaction(cache_, generator_, queued, restart, step_mark_);
     if (restart) cache_.Clear();
     // Every queued real token but the newest gets a forward of its own, so
     // each attends to the same window of history as in a step of its own
@@ -417,9 +432,8 @@ class Planner::Impl {
   bool InferenceAllowed() const { return options_.guidance_scale == 0.0; }
 
   at::Tensor Noise(int64_t tokens, at::Generator& generator) const {
-    return worldmodel::ToDevice(at::randn({options_.candidates, tokens, token_dim()}, generator,
-                                          at::TensorOptions().dtype(at::kFloat)),
-                                device(), at::kFloat);
+    return worldmodel::StandardNormal(generator, {options_.candidates, tokens, token_dim()},
+                                      device());
   }
 
   // CUDA graphs for the model calls, where they can serve (see options).
@@ -485,6 +499,7 @@ class Planner::Impl {
   const SchedulingMatrix from_noise_;
   std::vector<std::optional<SchedulingMatrix>> warm_programs_;  // by shift
   std::function<bool()> abort_;
+  worldmodel::KvCacheMark step_mark_;  // the transaction's, kept for its buffers
 
   PlanBatch plan_;
   bool has_plan_ = false;

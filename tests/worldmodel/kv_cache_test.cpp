@@ -157,6 +157,34 @@ TEST(KvCacheTest, RestoreUndoesAppendsAcrossTheRingsWrapAround) {
   ExpectSameContents(Contents(cache), before);
 }
 
+TEST(KvCacheTest, MarkIntoAReusedBufferRestoresLikeAFreshMark) {
+  const KvCacheOptions options = SmallOptions(/*capacity=*/5, /*sinks=*/1, /*evict=*/true);
+  KvCache cache(options);
+  KvCacheMark mark;
+  int64_t next = 0;
+  auto append = [&](int n, double sign) {
+    for (int i = 0; i < n; ++i, ++next) {
+      cache.Append(Marked(options, next, sign), Marked(options, next, -sign));
+    }
+  };
+  append(2, 1.0);
+  cache.Mark(3, mark);  // sizes the buffer for three tokens
+  const void* storage = mark.keys[0].data_ptr();
+  // Marks of 1 to 3 tokens, before and across the ring's wrap-around, each
+  // undone exactly, all in the first buffer.
+  for (int tokens : {1, 3, 2, 3, 1, 3}) {
+    const CacheContents before = Contents(cache);
+    const int64_t position = cache.NextPosition();
+    cache.Mark(tokens, mark);
+    append(tokens, 7.0);
+    cache.Restore(mark);
+    next = position;
+    EXPECT_EQ(cache.NextPosition(), position);
+    ExpectSameContents(Contents(cache), before);
+    EXPECT_EQ(mark.keys[0].data_ptr(), storage) << "marking " << tokens << " token(s)";
+    append(1, 1.0);  // moves the ring on
+  }
+}
 TEST(KvCacheTest, RestoreRefusesAMarkFromBeforeAClearAndChangesNothing) {
   const KvCacheOptions options = SmallOptions(4, 0, true);
   KvCache cache(options);

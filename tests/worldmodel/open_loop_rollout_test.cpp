@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/open_loop_rollout.h"
 #include "dfmpc/worldmodel/transformer.h"
 #include "tiny_model.h"
@@ -92,6 +93,32 @@ TEST(OpenLoopRolloutTest, SameSeedSameTokensOtherSeedOthers) {
   options.seed = 12;
   OpenLoopRollout other(*model, schedule, kActionDim, options);
   EXPECT_GT((a - Roll(other, context, 12)).abs().max().item<double>(), 1e-3);
+}
+
+TEST(OpenLoopRolloutTest, ChangingTheCallersContextAfterResetChangesNothing) {
+  torch::NoGradGuard no_grad;
+  DfTransformer model = TinyModel();
+  const NoiseSchedule schedule;
+  const torch::Tensor context = torch::randn({5, 5});
+  // The chain links the first generated token to the context's last one.
+  const TokenLayout layout{kActionDim, 2, /*observation_deltas=*/true};
+  const ObservationChain chain(layout, Normalizer(torch::zeros({5}), torch::ones({5})));
+  for (CacheMode mode : {CacheMode::kExact, CacheMode::kNone}) {
+    RolloutOptions options = Options(mode);
+    options.chain = &chain;
+    OpenLoopRollout untouched(*model, schedule, kActionDim, options);
+    const torch::Tensor expected = Roll(untouched, context, 8);
+    OpenLoopRollout rollout(*model, schedule, kActionDim, options);
+    const torch::Tensor owned = context.clone();
+    rollout.Reset(owned);
+    owned.fill_(std::numeric_limits<float>::quiet_NaN());  // the caller reuses its buffer
+    torch::manual_seed(99);  // Roll's actions
+    std::vector<torch::Tensor> out;
+    for (int done = 0; done < 8; done += rollout.options().chunk) {
+      out.push_back(rollout.Next(torch::randn({rollout.options().chunk, kActionDim})));
+    }
+    EXPECT_TRUE(torch::equal(torch::cat(out), expected)) << "cache mode " << static_cast<int>(mode);
+  }
 }
 
 TEST(OpenLoopRolloutTest, KeptStateIsTheSameAfter50And500Tokens) {

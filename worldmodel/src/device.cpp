@@ -32,6 +32,11 @@ at::Tensor ToDevice(const at::Tensor& host, c10::Device device, at::ScalarType d
   return host.to(dtype).pin_memory().to(device, dtype, /*non_blocking=*/true);
 }
 
+at::Tensor StandardNormal(at::Generator& generator, at::IntArrayRef sizes, c10::Device device) {
+  return ToDevice(at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)), device,
+                  at::kFloat);
+}
+
 c10::Device ModuleDevice(torch::nn::Module& module) {
   const auto parameters = module.parameters();
   return parameters.empty() ? c10::Device(c10::kCPU) : parameters.front().device();

@@ -28,11 +28,6 @@ at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* kno
 
 }  // namespace
 
-at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device device) {
-  return ToDevice(at::randn(sizes, generator, at::TensorOptions().dtype(at::kFloat)), device,
-                  at::kFloat);
-}
-
 DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
                          const SampleOptions& options, ForwardGraphs* graphs) {
   return DenoiseEngine(model, schedule,
@@ -48,7 +43,7 @@ Generation::Generation(const DfTransformerImpl& model, const SampleOptions& opti
                                    options.uncertainty)),
       generator_(at::detail::createCPUGenerator(options.seed)),
       device_(context.device()) {
-  tokens_ = Noise(generator_, {batch, options.horizon, context.size(2)}, device_);
+  tokens_ = StandardNormal(generator_, {batch, options.horizon, context.size(2)}, device_);
   if (context.size(1) > 0) last_context_ = context.select(1, context.size(1) - 1);
   if (known != nullptr) {
     known_mask_ = known->mask.to(device_);
@@ -59,7 +54,7 @@ Generation::Generation(const DfTransformerImpl& model, const SampleOptions& opti
   // call, so both cache modes consume the generator identically.
   hooks_.before_call = [this](int, const at::Tensor& alpha_bars) {
     ImposeKnown(alpha_bars);
-    if (options_.eta > 0.0) call_noise_ = Noise(generator_, tokens_.sizes(), device_);
+    if (options_.eta > 0.0) call_noise_ = StandardNormal(generator_, tokens_.sizes(), device_);
   };
   hooks_.noise = [this](int, int begin, int count) { return call_noise_.narrow(1, begin, count); };
   if (options.chain != nullptr) {
@@ -74,7 +69,7 @@ const at::Tensor& Generation::FinalTokens() {
 
 void Generation::ImposeKnown(const at::Tensor& alpha_bars) {
   if (!known_mask_.defined()) return;
-  const at::Tensor noise = Noise(generator_, tokens_.sizes(), device_);
+  const at::Tensor noise = StandardNormal(generator_, tokens_.sizes(), device_);
   const at::Tensor noisy = NoiseSchedule::AddNoise(known_values_, noise, alpha_bars);
   tokens_.copy_(at::where(known_mask_, noisy, tokens_));
 }

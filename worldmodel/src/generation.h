@@ -16,10 +16,6 @@
 
 namespace dfmpc::worldmodel {
 
-// Draws standard normal noise on the CPU (so a seed gives the same numbers
-// on every device) and moves it to `device`.
-at::Tensor Noise(at::Generator& generator, at::IntArrayRef sizes, at::Device device);
-
 // The engine for the sampling options (no guidance), with the model calls
 // through `graphs` when given (forward_graphs.h).
 DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,

@@ -133,22 +133,37 @@ void KvCache::Clear() {
 
 KvCacheMark KvCache::Mark(int tokens) const {
   KvCacheMark mark;
+  Mark(tokens, mark);
+  return mark;
+}
+
+void KvCache::Mark(int tokens, KvCacheMark& mark) const {
   mark.persistent_size = persistent_size_;
   mark.next_position = next_position_;
   mark.clears = clears_;
+  mark.whole = false;
+  mark.slots.clear();
   for (int64_t p = next_position_; p < next_position_ + tokens; ++p) {
     if (!options_.evict && p >= options_.capacity) break;  // Append would throw
     mark.slots.push_back(PersistentSlot(p));
   }
-  if (mark.slots.empty()) return mark;
-  const at::Tensor index = ToDevice(
-      at::tensor(std::vector<int64_t>(mark.slots.begin(), mark.slots.end()), at::kLong),
-      options_.device, at::kLong);
-  for (int l = 0; l < options_.num_layers; ++l) {
-    mark.keys.push_back(keys_[l].index_select(2, index));
-    mark.values.push_back(values_[l].index_select(2, index));
+  const int64_t n = static_cast<int64_t>(mark.slots.size());
+  if (n == 0) return;
+  const bool reusable = mark.keys.size() == static_cast<size_t>(options_.num_layers) &&
+                        mark.keys[0].size(2) >= n &&
+                        mark.keys[0].size(0) == options_.persistent_batch;
+  if (!reusable) {
+    mark.keys = ZerosPerLayer(options_, options_.persistent_batch, n);
+    mark.values = ZerosPerLayer(options_, options_.persistent_batch, n);
   }
-  return mark;
+  // One copy per run of consecutive slots (the ring wraps at most once).
+  for (int64_t i = 0, run = 1; i < n; i += run) {
+    for (run = 1; i + run < n && mark.slots[i + run] == mark.slots[i] + run;) ++run;
+    for (int l = 0; l < options_.num_layers; ++l) {
+      mark.keys[l].narrow(2, i, run).copy_(keys_[l].narrow(2, mark.slots[i], run));
+      mark.values[l].narrow(2, i, run).copy_(values_[l].narrow(2, mark.slots[i], run));
+    }
+  }
 }
 
 KvCacheMark KvCache::Snapshot() const {

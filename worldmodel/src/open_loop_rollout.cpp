@@ -75,7 +75,11 @@ void OpenLoopRollout::Reset(const at::Tensor& context) {
           "context must be [S >= 1, " + std::to_string(dim) + "]");
   Require(at::isfinite(context).all().item<bool>(), "context contains NaN or infinite values");
   c10::InferenceMode inference;
-  const at::Tensor tokens = context.to(model_.CacheOptions().device, at::kFloat).unsqueeze(0);
+  // A copy even where no conversion is needed: the last token is kept for the
+  // chain, and must not change with the caller's tensor.
+  const at::Tensor tokens =
+      context.to(model_.CacheOptions().device, at::kFloat, /*non_blocking=*/false, /*copy=*/true)
+          .unsqueeze(0);
   started_ = false;
   generated_ = 0;
   chunks_ = 0;

@@ -3,6 +3,7 @@
 #ifndef DFMPC_WORLDMODEL_DEVICE_H_
 #define DFMPC_WORLDMODEL_DEVICE_H_
 
+#include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
@@ -22,6 +23,11 @@ c10::Device ParseDevice(const std::string& name);
 // pinned memory without blocking the host: a copy from pageable memory
 // would make the host wait for every kernel queued before it.
 at::Tensor ToDevice(const at::Tensor& host, c10::Device device, at::ScalarType dtype);
+
+// Standard normal noise of `sizes` drawn on the CPU with `generator` (a CPU
+// generator), so that a seed gives the same numbers on every device, then
+// moved to `device` as float.
+at::Tensor StandardNormal(at::Generator& generator, at::IntArrayRef sizes, c10::Device device);
 
 // Where a module's parameters are (the CPU for a module without any).
 c10::Device ModuleDevice(torch::nn::Module& module);

@@ -95,6 +95,10 @@ class KvCache {
   void Clear();
   // Records what appending up to `tokens` persistent tokens would overwrite.
   KvCacheMark Mark(int tokens) const;
+  // The same into `mark`, reusing its tensors when they hold enough slots:
+  // a control step that marks each time allocates no storage for it after
+  // the first.
+  void Mark(int tokens, KvCacheMark& mark) const;
   // Records the whole persistent region (a copy of its occupied slots), so
   // that Restore also undoes a Clear and any appends after it.
   KvCacheMark Snapshot() const;
