@@ -1,0 +1,32 @@
+"""dfmpc: model-predictive control with a diffusion-forcing world model.
+
+The planner (Planner, AsyncPlanner), the MuJoCo environments (make_env) and
+their options, from the C++ library. Arrays are numpy float64; a wrong shape
+or dtype raises ValueError naming the expected shape.
+"""
+
+from ._dfmpc import (  # noqa: F401
+    AsyncPlanner,
+    AsyncStats,
+    Env,
+    Plan,
+    Planner,
+    PlannerOptions,
+    StepStats,
+    make_env,
+    task_names,
+    tuned_options,
+)
+
+__all__ = [
+    "AsyncPlanner",
+    "AsyncStats",
+    "Env",
+    "Plan",
+    "Planner",
+    "PlannerOptions",
+    "StepStats",
+    "make_env",
+    "task_names",
+    "tuned_options",
+]

@@ -1,0 +1,14 @@
+// The parts of the `dfmpc` Python module, each added by its own file.
+#ifndef DFMPC_PYTHON_SRC_BINDINGS_H_
+#define DFMPC_PYTHON_SRC_BINDINGS_H_
+
+#include <pybind11/pybind11.h>
+
+namespace dfmpc::python {
+
+void BindEnvs(pybind11::module_& module);      // env_bindings.cpp
+void BindPlanner(pybind11::module_& module);   // planner_bindings.cpp
+
+}  // namespace dfmpc::python
+
+#endif  // DFMPC_PYTHON_SRC_BINDINGS_H_

@@ -1,0 +1,271 @@
+// dfmpc.Planner, dfmpc.AsyncPlanner and their options and statistics.
+// Model calls release the GIL, so other Python threads run meanwhile.
+#include <pybind11/chrono.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "arrays.h"
+#include "bindings.h"
+#include "dfmpc/planner/async_planner.h"
+#include "dfmpc/planner/planner.h"
+#include "dfmpc/planner/task_cost.h"
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/device.h"
+
+namespace py = pybind11;
+
+namespace dfmpc::python {
+namespace {
+
+using planner::AsyncPlanner;
+using planner::Planner;
+using planner::PlannerOptions;
+using Clock = std::chrono::steady_clock;
+
+// `options` with each keyword set as its attribute; an unknown name is a
+// TypeError, as for any Python call.
+PlannerOptions WithKeywords(PlannerOptions options, const py::kwargs& keywords) {
+  py::object object = py::cast(options);
+  for (const auto& [key, value] : keywords) {
+    const std::string name = py::str(key);
+    if (!py::hasattr(object, name.c_str()) || name.rfind("_", 0) == 0) {
+      throw py::type_error("unknown planner option '" + name + "'");
+    }
+    py::setattr(object, name.c_str(), value);
+  }
+  options = object.cast<PlannerOptions>();
+  options.Validate();
+  return options;
+}
+
+// A Planner the Python object owns until it hands it to an AsyncPlanner.
+class PyPlanner {
+ public:
+  explicit PyPlanner(std::unique_ptr<Planner> planner) : planner_(std::move(planner)) {}
+
+  static PyPlanner FromFile(const std::string& model, const std::string& task,
+                            const py::kwargs& keywords) {
+    // The device decides where the model loads, so it is read first.
+    const PlannerOptions given = WithKeywords(PlannerOptions(), keywords);
+    const c10::Device device =
+        worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
+    worldmodel::Checkpoint checkpoint;
+    {
+      py::gil_scoped_release release;
+      checkpoint = worldmodel::LoadCheckpoint(model, {task, 0}, device);
+    }
+    const std::string& model_task = checkpoint.info.task;
+    const PlannerOptions options =
+        WithKeywords(planner::TunedPlannerOptions(model_task), keywords);
+    return PyPlanner(
+        std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(model_task), options));
+  }
+
+  Planner& get() const {
+    if (!planner_) {
+      throw py::value_error("this Planner was handed to an AsyncPlanner and cannot be used");
+    }
+    return *planner_;
+  }
+  std::unique_ptr<Planner> Release() {
+    get();
+    return std::move(planner_);
+  }
+
+  Eigen::VectorXd Observation(const py::handle& values) const {
+    return ToVector(values, get().observation_dim(), "observation");
+  }
+
+ private:
+  std::unique_ptr<Planner> planner_;
+};
+
+std::chrono::microseconds Microseconds(double seconds, const char* name) {
+  if (!(seconds >= 0.0 && seconds <= 3600.0)) {
+    throw py::value_error(std::string(name) + " must be in [0, 3600] seconds");
+  }
+  return std::chrono::microseconds(static_cast<std::int64_t>(seconds * 1e6));
+}
+
+void BindOptions(py::module_& module) {
+  py::class_<PlannerOptions>(module, "PlannerOptions",
+                             "The planner's options (see planner.h for each one's meaning).")
+      .def(py::init<>())
+      .def_property(
+          "mode", [](const PlannerOptions& o) { return planner::PlanModeName(o.mode); },
+          [](PlannerOptions& o, const std::string& name) { o.mode = planner::ParsePlanMode(name); })
+      .def_readwrite("horizon", &PlannerOptions::horizon)
+      .def_readwrite("num_levels", &PlannerOptions::num_levels)
+      .def_readwrite("uncertainty", &PlannerOptions::uncertainty)
+      .def_readwrite("calls_per_step", &PlannerOptions::calls_per_step)
+      .def_readwrite("renoise_levels", &PlannerOptions::renoise_levels)
+      .def_readwrite("candidates", &PlannerOptions::candidates)
+      .def_property(
+          "selection", [](const PlannerOptions& o) { return planner::SelectionName(o.selection); },
+          [](PlannerOptions& o, const std::string& name) {
+            o.selection = planner::ParseSelection(name);
+          })
+      .def_readwrite("temperature", &PlannerOptions::temperature)
+      .def_readwrite("guidance_scale", &PlannerOptions::guidance_scale)
+      .def_readwrite("eta", &PlannerOptions::eta)
+      .def_readwrite("context_length", &PlannerOptions::context_length)
+      .def_readwrite("num_sinks", &PlannerOptions::num_sinks)
+      .def_readwrite("seed", &PlannerOptions::seed)
+      .def_readwrite("threads", &PlannerOptions::threads)
+      .def_readwrite("device", &PlannerOptions::device)
+      .def_readwrite("cuda_graphs", &PlannerOptions::cuda_graphs);
+  module.def("tuned_options", &planner::TunedPlannerOptions, py::arg("task"),
+             "The options tuned for a built-in task with its shipped model.");
+}
+
+void BindStats(py::module_& module) {
+  py::class_<planner::StepStats>(module, "StepStats", "What the last optimization did.")
+      .def_readonly("calls", &planner::StepStats::calls)
+      .def_readonly("token_forwards", &planner::StepStats::token_forwards)
+      .def_readonly("steps_caught_up", &planner::StepStats::steps_caught_up)
+      .def_readonly("cut_short", &planner::StepStats::cut_short)
+      .def_readonly("deferred", &planner::StepStats::deferred)
+      .def_readonly("needed_ms", &planner::StepStats::needed_ms)
+      .def_readonly("graph_replays", &planner::StepStats::graph_replays)
+      .def_readonly("latency_ms", &planner::StepStats::latency_ms)
+      .def_readonly("fallback", &planner::StepStats::fallback);
+  py::class_<planner::AsyncStats>(module, "AsyncStats", "An AsyncPlanner's counters.")
+      .def_readonly("steps", &planner::AsyncStats::steps)
+      .def_readonly("misses", &planner::AsyncStats::misses)
+      .def_readonly("max_action_age", &planner::AsyncStats::max_action_age)
+      .def_readonly("total_action_age", &planner::AsyncStats::total_action_age)
+      .def_readonly("plans", &planner::AsyncStats::plans)
+      .def_readonly("total_plan_ms", &planner::AsyncStats::total_plan_ms)
+      .def_readonly("max_plan_ms", &planner::AsyncStats::max_plan_ms)
+      .def_readonly("planner_errors", &planner::AsyncStats::planner_errors)
+      .def_readonly("last_error", &planner::AsyncStats::last_error)
+      .def_readonly("fallbacks", &planner::AsyncStats::fallbacks)
+      .def_readonly("cut_short", &planner::AsyncStats::cut_short)
+      .def_readonly("late", &planner::AsyncStats::late)
+      .def_readonly("last_step", &planner::AsyncStats::last_step);
+  py::class_<planner::Plan>(module, "Plan", "The kept plan, in the environment's units.")
+      .def_property_readonly("actions", [](const planner::Plan& p) { return ToNumpy(p.actions); })
+      .def_property_readonly("observations",
+                             [](const planner::Plan& p) { return ToNumpy(p.observations); })
+      .def_property_readonly("tokens", [](const planner::Plan& p) { return ToNumpy(p.tokens); })
+      .def_readonly("levels", &planner::Plan::levels)
+      .def_readonly("step", &planner::Plan::step)
+      .def_readonly("cost", &planner::Plan::cost);
+}
+
+}  // namespace
+
+void BindPlanner(py::module_& module) {
+  BindOptions(module);
+  BindStats(module);
+  py::class_<PyPlanner>(module, "Planner", "Plans actions with a world model (planner.h).")
+      .def_static("from_file", &PyPlanner::FromFile, py::arg("model"), py::arg("task") = "",
+                  "Loads a model file with its task's cost and tuned options; keywords override "
+                  "options (PlannerOptions). A task name, when given, must be the model's.")
+      .def(
+          "reset",
+          [](PyPlanner& self, const py::handle& observation) {
+            const Eigen::VectorXd checked = self.Observation(observation);
+            py::gil_scoped_release release;
+            self.get().Reset(checked);
+          },
+          py::arg("observation"), "Starts an episode (plans from noise: K model calls).")
+      .def(
+          "act",
+          [](PyPlanner& self, const py::handle& observation) {
+            const Eigen::VectorXd checked = self.Observation(observation);
+            Eigen::VectorXd action;
+            {
+              py::gil_scoped_release release;
+              action = self.get().Act(checked);
+            }
+            return ToNumpy(action);
+          },
+          py::arg("observation"), "Observe, optimize and return the action to apply now.")
+      .def(
+          "observe",
+          [](PyPlanner& self, const py::handle& observation, const py::object& action) {
+            const Eigen::VectorXd checked = self.Observation(observation);
+            if (action.is_none()) {
+              self.get().Observe(checked);
+            } else {
+              self.get().Observe(checked, ToVector(action, self.get().action_dim(), "action"));
+            }
+          },
+          py::arg("observation"), py::arg("action") = py::none(),
+          "Queues an observation and the action that led to it (default: the planner's).")
+      .def(
+          "optimize",
+          [](PyPlanner& self, std::optional<double> deadline_s) {
+            Planner& planner = self.get();
+            const Clock::time_point deadline =
+                deadline_s ? Clock::now() + Microseconds(*deadline_s, "deadline_s")
+                           : Clock::time_point::max();
+            py::gil_scoped_release release;
+            return planner.Optimize(deadline);
+          },
+          py::arg("deadline_s") = py::none(),
+          "Moves the plan to the newest observation, within deadline_s seconds from now when "
+          "given; False when the deadline left no time (the step is deferred).")
+      .def("action", [](const PyPlanner& self) { return ToNumpy(self.get().Action()); },
+           "The action for the newest observed step.")
+      .def_property_readonly("plan", [](const PyPlanner& self) { return self.get().plan(); })
+      .def_property_readonly("stats",
+                             [](const PyPlanner& self) { return self.get().last_step(); })
+      .def_property_readonly("options",
+                             [](const PyPlanner& self) { return self.get().options(); })
+      .def_property_readonly("task", [](const PyPlanner& self) { return self.get().task(); })
+      .def_property_readonly("observation_dim",
+                             [](const PyPlanner& self) { return self.get().observation_dim(); })
+      .def_property_readonly("action_dim",
+                             [](const PyPlanner& self) { return self.get().action_dim(); })
+      .def_property_readonly("action_repeat",
+                             [](const PyPlanner& self) { return self.get().action_repeat(); })
+      .def_property_readonly("steps", [](const PyPlanner& self) { return self.get().steps(); });
+
+  py::class_<AsyncPlanner>(module, "AsyncPlanner",
+                           "A Planner on a planning thread of its own (async_planner.h).")
+      .def(py::init([](PyPlanner& planner, double max_wait_s, double period_s, double margin_s) {
+             planner::AsyncPlannerOptions options;
+             options.max_wait = Microseconds(max_wait_s, "max_wait_s");
+             options.period = Microseconds(period_s, "period_s");
+             options.margin = Microseconds(margin_s, "margin_s");
+             return std::make_unique<AsyncPlanner>(planner.Release(), options);
+           }),
+           py::arg("planner"), py::arg("max_wait_s") = 0.01, py::arg("period_s") = 0.0,
+           py::arg("margin_s") = 0.0005,
+           "Takes the planner over; Step waits at most max_wait_s for a fresh plan.")
+      .def(
+          "reset",
+          [](AsyncPlanner& self, const py::handle& observation) {
+            const Eigen::VectorXd checked =
+                ToVector(observation, self.observation_dim(), "observation");
+            py::gil_scoped_release release;
+            self.Reset(checked);
+          },
+          py::arg("observation"))
+      .def(
+          "step",
+          [](AsyncPlanner& self, const py::handle& observation) {
+            const Eigen::VectorXd checked =
+                ToVector(observation, self.observation_dim(), "observation");
+            Eigen::VectorXd action;
+            {
+              py::gil_scoped_release release;
+              action = self.Step(checked);
+            }
+            return ToNumpy(action);
+          },
+          py::arg("observation"), "One control step: the action to apply now.")
+      .def_property_readonly("stats", &AsyncPlanner::stats)
+      .def_property_readonly("observation_dim", &AsyncPlanner::observation_dim)
+      .def_property_readonly("action_dim", &AsyncPlanner::action_dim)
+      .def_property_readonly("action_repeat", &AsyncPlanner::action_repeat);
+}
+
+}  // namespace dfmpc::python

@@ -1,0 +1,158 @@
+"""dfmpc.Planner and dfmpc.AsyncPlanner from Python: the same actions as the
+C++ tool, the error mapping, and a GIL released during model calls."""
+
+import csv
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import dfmpc
+
+
+def python_episode(model, seed, steps, split=False):
+    """Actions and rewards of the planner in closed loop, as `dfmpc control` runs it."""
+    planner = dfmpc.Planner.from_file(model)
+    env = dfmpc.make_env(planner.task, action_repeat=planner.action_repeat)
+    observation, _ = env.reset(seed=seed)
+    planner.reset(observation)
+    actions, rewards = [], []
+    for step in range(steps):
+        if split:
+            # Step 0 is Reset's own observation: its plan already serves it.
+            if step > 0:
+                planner.observe(observation)
+                planner.optimize()
+            action = planner.action()
+        else:
+            action = planner.act(observation)
+        observation, reward, _, _, _ = env.step(action)
+        actions.append(action)
+        rewards.append(reward)
+    return np.array(actions), np.array(rewards), planner
+
+
+def test_round_trip(pendulum_model):
+    actions, _, planner = python_episode(pendulum_model, seed=1, steps=5)
+    assert actions.shape == (5, 1)
+    assert np.all(np.isfinite(actions)) and np.all(np.abs(actions) <= 1.0)
+    horizon = planner.options.horizon
+    assert planner.plan.actions.shape == (horizon, 1)
+    assert planner.plan.observations.shape == (horizon, planner.observation_dim)
+    assert planner.stats.calls >= 1 and planner.stats.latency_ms > 0
+    assert planner.steps == 5
+    assert planner.options.mode == "warm"
+
+
+def test_same_actions_and_rewards_as_the_cpp_tool(pendulum_model, dfmpc_tool, tmp_path):
+    steps, seed = 20, 7
+    subprocess.run(
+        [dfmpc_tool, "control", "--model", pendulum_model, "--steps", str(steps), "--seed",
+         str(seed), "--out", str(tmp_path), "--frame-size", "0"],
+        check=True, capture_output=True)
+    with open(tmp_path / "steps.csv", newline="") as f:
+        rows = [row for row in csv.DictReader(f)]
+    assert len(rows) == steps
+    actions, rewards, _ = python_episode(pendulum_model, seed, steps)
+    # steps.csv rounds to 4 decimals: agreement to half a unit of the last.
+    np.testing.assert_allclose(actions[:, 0], [float(r["action0"]) for r in rows], atol=5.1e-5)
+    np.testing.assert_allclose(rewards, [float(r["reward"]) for r in rows], atol=5.1e-5)
+
+
+def test_observe_optimize_action_equals_act(pendulum_model):
+    acted, _, _ = python_episode(pendulum_model, seed=2, steps=8)
+    split, _, _ = python_episode(pendulum_model, seed=2, steps=8, split=True)
+    assert np.array_equal(acted, split)
+
+
+def test_a_deadline_without_time_defers_the_step(pendulum_model):
+    planner = dfmpc.Planner.from_file(pendulum_model)
+    observation, _ = dfmpc.make_env("pendulum_swingup").reset(seed=0)
+    planner.reset(observation)
+    planner.observe(observation + 0.01)
+    assert planner.optimize(deadline_s=0.0) is False
+    assert planner.stats.deferred
+    assert planner.optimize() is True
+
+
+def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_model):
+    tuned = dfmpc.tuned_options("pendulum_swingup")
+    planner = dfmpc.Planner.from_file(pendulum_model, candidates=2, mode="replan")
+    assert planner.options.candidates == 2 and planner.options.mode == "replan"
+    assert planner.options.renoise_levels == tuned.renoise_levels
+    assert dfmpc.tuned_options("cartpole_swingup").renoise_levels == 8
+
+
+@pytest.mark.parametrize(
+    "observation, message",
+    [
+        (np.zeros(2), r"shape \(3,\), got shape \(2,\)"),
+        (np.zeros((3, 1)), r"got shape \(3,1\)"),
+        (np.array(["a", "b", "c"]), "dtype"),
+        (np.array([1.0, 0.0, np.nan]), "NaN"),
+        ("text", "dtype"),
+    ],
+)
+def test_bad_observations_are_value_errors(pendulum_model, observation, message):
+    planner = dfmpc.Planner.from_file(pendulum_model)
+    with pytest.raises(ValueError, match=message):
+        planner.reset(observation)
+
+
+def test_bad_files_options_and_tasks_are_clear_errors(pendulum_model, tmp_path):
+    with pytest.raises(RuntimeError, match="does not exist"):
+        dfmpc.Planner.from_file(str(tmp_path / "missing.pt"))
+    corrupt = tmp_path / "corrupt.pt"
+    corrupt.write_bytes(b"not a model")
+    with pytest.raises(RuntimeError, match="corrupt.pt"):
+        dfmpc.Planner.from_file(str(corrupt))
+    with pytest.raises(RuntimeError, match="trained for task 'pendulum_swingup'"):
+        dfmpc.Planner.from_file(pendulum_model, task="reacher")
+    with pytest.raises(TypeError, match="unknown planner option 'horizn'"):
+        dfmpc.Planner.from_file(pendulum_model, horizn=8)
+    with pytest.raises(ValueError, match="candidates"):
+        dfmpc.Planner.from_file(pendulum_model, candidates=0)
+    with pytest.raises(ValueError, match="before Reset"):
+        dfmpc.Planner.from_file(pendulum_model).act(np.zeros(3))
+
+
+def test_model_calls_release_the_gil(pendulum_model):
+    planner = dfmpc.Planner.from_file(pendulum_model)
+    observation, _ = dfmpc.make_env("pendulum_swingup").reset(seed=0)
+    count, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        before = count[0]
+        planner.reset(observation)  # K model calls, tens of milliseconds
+        during = count[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    # Holding the GIL, the other thread could not have run during reset.
+    assert during > 1000
+
+
+def test_async_planner_starts_steps_and_stops(pendulum_model):
+    planner = dfmpc.Planner.from_file(pendulum_model)
+    env = dfmpc.make_env("pendulum_swingup", action_repeat=planner.action_repeat)
+    observation, _ = env.reset(seed=5)
+    runner = dfmpc.AsyncPlanner(planner, max_wait_s=0.05)
+    with pytest.raises(ValueError, match="handed to an AsyncPlanner"):
+        planner.act(observation)
+    runner.reset(observation)
+    for _ in range(10):
+        action = runner.step(observation)
+        assert action.shape == (1,) and np.all(np.abs(action) <= 1.0)
+        observation, _, _, _, _ = env.step(action)
+    stats = runner.stats
+    assert stats.steps == 10 and stats.planner_errors == 0 and stats.plans >= 1
+    with pytest.raises(ValueError, match="max_wait_s"):
+        dfmpc.AsyncPlanner(dfmpc.Planner.from_file(pendulum_model), max_wait_s=-1)
+    del runner  # joins the planning thread
