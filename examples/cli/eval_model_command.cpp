@@ -94,8 +94,8 @@ at::Tensor EvaluationWindows(const std::vector<at::Tensor>& episodes, int64_t le
 // model, with the windows' real actions imposed on the generated tokens;
 // with `samples` > 1 the mean of that many samples per window.
 at::Tensor PredictDiffusion(worldmodel::Checkpoint& checkpoint, const at::Tensor& windows,
-                            int64_t context, const worldmodel::SampleOptions& sample,
-                            int samples, ProgressBar& bar) {
+                            int64_t context, const worldmodel::SampleOptions& sample, int samples,
+                            ProgressBar& bar) {
   const worldmodel::ModelInfo& info = checkpoint.info;
   const worldmodel::NoiseSchedule schedule(info.num_timesteps, info.beta);
   const worldmodel::Sampler sampler(*checkpoint.model, schedule);
@@ -118,9 +118,9 @@ at::Tensor PredictDiffusion(worldmodel::Checkpoint& checkpoint, const at::Tensor
     predictions.push_back(checkpoint.normalizer.Denormalize(sum / samples));
     bar.Update(first + chunk.size(0));
   }
-  const at::Tensor last_real = windows.select(1, context - 1)
-                                   .narrow(1, info.layout.observation_offset(),
-                                           info.layout.observation_dim);
+  const at::Tensor last_real =
+      windows.select(1, context - 1)
+          .narrow(1, info.layout.observation_offset(), info.layout.observation_dim);
   return worldmodel::TokenObservations(info.layout, at::cat(predictions), last_real);
 }
 
@@ -265,11 +265,11 @@ void RunEvalModel(const EvalModelOptions& o) {
   const worldmodel::TokenLayout& layout = checkpoint.info.layout;
   if (layout.action_dim != dataset.info.action_size ||
       layout.observation_dim != dataset.info.observation_size) {
-    throw std::invalid_argument(
-        o.model + " expects " + std::to_string(layout.action_dim) + " action and " +
-        std::to_string(layout.observation_dim) + " observation features, " + o.data + " has " +
-        std::to_string(dataset.info.action_size) + " and " +
-        std::to_string(dataset.info.observation_size));
+    throw std::invalid_argument(o.model + " expects " + std::to_string(layout.action_dim) +
+                                " action and " + std::to_string(layout.observation_dim) +
+                                " observation features, " + o.data + " has " +
+                                std::to_string(dataset.info.action_size) + " and " +
+                                std::to_string(dataset.info.observation_size));
   }
   const int span = o.context + o.horizon;
   if (span > checkpoint.model->config().max_positions) {
@@ -282,7 +282,8 @@ void RunEvalModel(const EvalModelOptions& o) {
   // start points whatever the layout.
   auto validation_windows = [&](const worldmodel::TokenLayout& token_layout) {
     std::vector<at::Tensor> episodes =
-        SplitEpisodes(EpisodeTokenSequences(dataset, token_layout), o.validation_fraction, o.data)
+        training::SplitEpisodes(training::EpisodeTokenSequences(dataset, token_layout),
+                                o.validation_fraction, o.data)
             .validation;
     if (o.episodes > 0 && static_cast<size_t>(o.episodes) < episodes.size()) {
       episodes.resize(o.episodes);
@@ -320,7 +321,8 @@ void RunEvalModel(const EvalModelOptions& o) {
              observation_scale, pendulum)};
   bar.Finish();
   if (!o.mlp.empty()) {
-    const worldmodel::TokenLayout plain = DatasetLayout(dataset, /*observation_deltas=*/false);
+    const worldmodel::TokenLayout plain =
+        training::DatasetLayout(dataset, /*observation_deltas=*/false);
     worldmodel::MlpCheckpoint mlp =
         worldmodel::LoadMlpCheckpoint(o.mlp, {dataset.info.task, plain.token_dim()});
     models.push_back(Errors("mlp", PredictMlp(mlp, validation_windows(plain), o.context), truth,

@@ -25,9 +25,9 @@ LatentManifold::LatentManifold(const std::string& path, worldmodel::VideoModel& 
                                 ", the model " + model.world.info.task);
   }
   worldmodel::FrameAutoencoderImpl& tokenizer = *model.tokenizer.model;
-  CheckFramesFit(data, path, tokenizer);
+  training::CheckFramesFit(data, path, tokenizer);
   c10::InferenceMode inference;
-  const at::Tensor latents = EncodeDatasetFrames(data, 0, data.num_steps(), tokenizer);
+  const at::Tensor latents = training::EncodeDatasetFrames(data, 0, data.num_steps(), tokenizer);
   mean_ = latents.mean(0);
   // One scale for all features (their RMS standard deviation): features the
   // data barely moves must not turn tiny generation noise into huge
@@ -79,7 +79,9 @@ void LatentManifold::Write(const std::string& csv, const std::string& png,
   }
   table.WriteCsv(csv);
   plot::WritePlotPng(png, {{title + ": distance to the nearest real latent",
-                            "steps after the context", "distance (RMS feature stds)", false,
+                            "steps after the context",
+                            "distance (RMS feature stds)",
+                            false,
                             {model, real}}});
 }
 

@@ -10,17 +10,14 @@
 #include <vector>
 
 #include "commands.h"
-#include "dataset_tokens.h"
-#include "dfmpc/envs/dataset.h"
 #include "device_flag.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
-#include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/trainer.h"
-#include "dfmpc/worldmodel/video_model.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "table.h"
+#include "train_world_model.h"
 #include "training_plot.h"
 
 namespace dfmpc::cli {
@@ -43,15 +40,6 @@ struct TrainCommandOptions {
   worldmodel::TrainerOptions trainer;
   std::string command_line;
 };
-
-// "models/pendulum.pt" -> "models/pendulum" (the stem for side files).
-std::string Stem(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const size_t dot = path.find_last_of('.');
-  return dot != std::string::npos && (slash == std::string::npos || dot > slash)
-             ? path.substr(0, dot)
-             : path;
-}
 
 void WriteLossCsv(const std::string& path, const std::vector<worldmodel::TrainLogRow>& log) {
   Table table({"step", "train_loss", "validation_loss", "learning_rate", "tokens_per_second"});
@@ -79,62 +67,44 @@ void RunTrain(TrainCommandOptions o) {
   o.trainer.Validate();
   const bool writes = o.trainer.data_parallel.rank == 0;
 
-  worldmodel::FrameTokenizerCheckpoint tokenizer;
-  if (!o.tokenizer.empty()) tokenizer = worldmodel::LoadFrameTokenizer(o.tokenizer);
-  TrainingData data = LoadTrainingData(o.data, !o.absolute_only, o.validation_fraction,
-                                       tokenizer.model ? tokenizer.model.get() : nullptr);
-  if (tokenizer.model && tokenizer.info.task != data.info.task) {
-    throw std::invalid_argument("--tokenizer " + o.tokenizer + " was trained on " +
-                                tokenizer.info.task + " frames, the data is " + data.info.task);
-  }
-  worldmodel::ModelInfo info;
-  info.task = data.info.task;
-  info.layout = data.layout;
-  EpisodeSplit& split = data.split;
-  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
-  o.trainer.sensor_noise = worldmodel::MakeSensorNoise(info.layout, normalizer, o.sensor_noise);
-
-  info.config = o.model;
-  info.config.token_dim = info.layout.token_dim();
-  // Attention spans at sampling time must stay within what training showed.
-  info.config.max_positions = o.trainer.window;
-  info.config.action_input_dim = o.known_actions ? info.layout.action_dim : 0;
-  info.prediction = o.trainer.prediction;
-  info.train_window = o.trainer.window;
-  info.action_repeat = data.info.action_repeat;
-  info.notes = o.command_line;
-  const worldmodel::NoiseSchedule schedule(info.config.num_timesteps, info.beta);
-  info.num_timesteps = schedule.num_timesteps();
-
-  std::fprintf(stderr, "train: %s, %zu training and %zu validation episodes, %d features, on %s\n",
-               info.task.c_str(), split.train.size(), split.validation.size(),
-               info.config.token_dim, o.trainer.device.str().c_str());
-  if (o.trainer.data_parallel.enabled()) {
-    std::fprintf(stderr, "train: rank %d of %d, store %s, %d windows per process\n",
-                 o.trainer.data_parallel.rank, o.trainer.data_parallel.world_size,
-                 o.store.c_str(), o.trainer.batch_size / o.trainer.data_parallel.world_size);
-  }
-  worldmodel::Trainer trainer(info.config, schedule, o.trainer, split.train, split.validation);
-  const std::string stem = Stem(o.out);
+  training::WorldModelJob job;
+  job.data = o.data;
+  job.out = o.out;
+  job.tokenizer = o.tokenizer;
+  job.resume = o.resume;
+  job.observation_deltas = !o.absolute_only;
+  job.known_actions = o.known_actions;
+  job.validation_fraction = o.validation_fraction;
+  job.sensor_noise = o.sensor_noise;
+  job.model = o.model;
+  job.trainer = o.trainer;
+  job.notes = o.command_line;
+  const std::string stem = training::OutputStem(o.out);
   ProgressBar bar("train", o.trainer.steps);
-  auto on_progress = [&](const worldmodel::TrainProgress& p) {
+  training::WorldModelCallbacks callbacks;
+  callbacks.on_start = [&](const worldmodel::ModelInfo& info, size_t train, size_t validation) {
+    std::fprintf(stderr,
+                 "train: %s, %zu training and %zu validation episodes, %d features, on %s\n",
+                 info.task.c_str(), train, validation, info.config.token_dim,
+                 o.trainer.device.str().c_str());
+    if (o.trainer.data_parallel.enabled()) {
+      std::fprintf(stderr, "train: rank %d of %d, store %s, %d windows per process\n",
+                   o.trainer.data_parallel.rank, o.trainer.data_parallel.world_size,
+                   o.store.c_str(), o.trainer.batch_size / o.trainer.data_parallel.world_size);
+    }
+  };
+  callbacks.on_progress = [&](const worldmodel::TrainProgress& p) {
     char note[96];
     std::snprintf(note, sizeof note, "loss %.4f, %.0f tokens/s", p.loss, p.tokens_per_second);
     bar.Update(p.step, note);
   };
-  auto on_log = [&](const std::vector<worldmodel::TrainLogRow>& log) {
+  callbacks.on_log = [&](const std::vector<worldmodel::TrainLogRow>& log) {
     WriteLossCsv(stem + "_loss.csv", log);
     WriteTrainingPlot(stem + "_loss.png", log);
-    if (tokenizer.model) {
-      worldmodel::SaveVideoModel(o.out, info, normalizer, trainer.ema_model(), tokenizer);
-    } else {
-      worldmodel::SaveCheckpoint(o.out, info, normalizer, trainer.ema_model());
-    }
   };
-  trainer.Run(stem + ".state", o.resume, on_progress, on_log);
-  const auto& last = trainer.log().back();
+  const std::vector<worldmodel::TrainLogRow> log = training::TrainWorldModel(job, callbacks);
   char note[96];
-  std::snprintf(note, sizeof note, "validation loss %.4f", last.validation_loss);
+  std::snprintf(note, sizeof note, "validation loss %.4f", log.back().validation_loss);
   bar.Finish(note);
   if (writes) {
     std::fprintf(stderr, "wrote %s, %s_loss.csv, %s_loss.png (resume state: %s.state)\n",

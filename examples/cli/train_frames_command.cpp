@@ -82,7 +82,8 @@ FrameData LoadFrames(const std::vector<std::string>& paths, double validation_fr
     for (int e = 0; e < dataset.num_episodes(); ++e) {
       episodes.push_back(all.narrow(0, dataset.episode_starts[e], dataset.episode_lengths[e]));
     }
-    EpisodeSplit split = SplitEpisodes(std::move(episodes), validation_fraction, path);
+    training::EpisodeSplit split =
+        training::SplitEpisodes(std::move(episodes), validation_fraction, path);
     train.push_back(at::cat(split.train));
     validation.push_back(at::cat(split.validation));
   }
@@ -178,9 +179,10 @@ void RunTrainFrames(TrainFramesCommandOptions o) {
   WriteReconstructions(stem + "_reconstructions.png", *model, data.validation);
   // The mean training frame on every held-out frame: what a tokenizer that
   // ignored the moving parts would score.
-  const at::Tensor mean_frame = worldmodel::PixelsToFrames(
-      worldmodel::MeanFramePixels(data.train).unsqueeze(0).expand(
-          {data.validation.size(0), -1, -1, -1}));
+  const at::Tensor mean_frame =
+      worldmodel::PixelsToFrames(worldmodel::MeanFramePixels(data.train)
+                                     .unsqueeze(0)
+                                     .expand({data.validation.size(0), -1, -1, -1}));
   std::printf("held-out PSNR %.2f dB over %lld frames (the mean training frame: %.2f dB)\n",
               log.back().validation_psnr, static_cast<long long>(data.validation.size(0)),
               worldmodel::FramePsnr(mean_frame, data.validation));

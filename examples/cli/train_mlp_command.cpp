@@ -52,13 +52,14 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
   // The MLP predicts the observation change itself.
   worldmodel::FrameTokenizerCheckpoint tokenizer;
   if (!o.tokenizer.empty()) tokenizer = worldmodel::LoadFrameTokenizer(o.tokenizer);
-  TrainingData data = LoadTrainingData(o.data, /*observation_deltas=*/false, o.validation_fraction,
-                                       tokenizer.model ? tokenizer.model.get() : nullptr);
+  training::TrainingData data =
+      training::LoadTrainingData(o.data, /*observation_deltas=*/false, o.validation_fraction,
+                                 tokenizer.model ? tokenizer.model.get() : nullptr);
   worldmodel::MlpModelInfo info;
   info.task = data.info.task;
   info.config.layout = data.layout;
-  EpisodeSplit& split = data.split;
-  const worldmodel::Normalizer normalizer = FitAndNormalize(split);
+  training::EpisodeSplit& split = data.split;
+  const worldmodel::Normalizer normalizer = training::FitAndNormalize(split);
 
   info.notes = o.command_line;
   std::fprintf(stderr, "train-mlp: %s, %zu training and %zu validation episodes, %d features\n",
@@ -74,7 +75,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
     worldmodel::MlpTrainOptions trainer = o.trainer;
     trainer.seed = o.trainer.seed + m;
     trained.emplace_back(info.config, trainer.seed);  // initial weights from the seed
-    trained.back()->to(device);  // it trains where it is
+    trained.back()->to(device);                       // it trains where it is
     if (m == 0) before = worldmodel::MlpDynamicsLoss(*trained.back(), split.validation);
     const std::string member = members > 1 ? "member " + std::to_string(m + 1) + ", " : "";
     worldmodel::TrainMlpDynamics(*trained.back(), split.train, trainer, [&](int step, double loss) {

@@ -13,9 +13,15 @@ from ._dfmpc import (  # noqa: F401
     Planner,
     PlannerOptions,
     StepStats,
+    TrainerOptions,
+    TransformerConfig,
+    collect,
     make_env,
+    read_dataset,
     task_names,
+    train,
     tuned_options,
+    write_dataset,
 )
 
 __all__ = [
@@ -26,7 +32,13 @@ __all__ = [
     "Planner",
     "PlannerOptions",
     "StepStats",
+    "TrainerOptions",
+    "TransformerConfig",
+    "collect",
     "make_env",
+    "read_dataset",
     "task_names",
+    "train",
     "tuned_options",
+    "write_dataset",
 ]

@@ -18,6 +18,11 @@ namespace dfmpc::python {
 // the error. Values are not checked here: the library refuses NaN itself.
 Eigen::VectorXd ToVector(const pybind11::handle& values, Eigen::Index size, const char* what);
 
+// A 2-d array of real numbers with `cols` columns and `rows` rows (any
+// number for rows < 0) as a matrix of doubles; `what` names it in the error.
+Eigen::MatrixXd ToMatrix(const pybind11::handle& values, Eigen::Index rows, Eigen::Index cols,
+                         const char* what);
+
 // Copies into a new float64 numpy array: [n] and [rows, cols].
 pybind11::array_t<double> ToNumpy(const Eigen::VectorXd& vector);
 pybind11::array_t<double> ToNumpy(const Eigen::MatrixXd& matrix);

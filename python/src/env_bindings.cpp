@@ -106,8 +106,7 @@ std::string PerturbationText(const py::kwargs& perturbations) {
 
 void BindEnvs(py::module_& module) {
   module.def("task_names", &envs::TaskNames, "The built-in task names.");
-  py::class_<PyEnv>(module, "Env",
-                    "A MuJoCo task with gymnasium's reset/step/render conventions.")
+  py::class_<PyEnv>(module, "Env", "A MuJoCo task with gymnasium's reset/step/render conventions.")
       .def("reset", &PyEnv::Reset, py::arg("seed") = py::none(),
            "Starts an episode; returns (observation, info).")
       .def("step", &PyEnv::Step, py::arg("action"),

@@ -8,6 +8,8 @@
 
 PYBIND11_MODULE(_dfmpc, module) {
   module.doc() = "dfmpc: model-predictive control with a diffusion-forcing world model";
+  dfmpc::python::BindData(module);
   dfmpc::python::BindEnvs(module);
   dfmpc::python::BindPlanner(module);
+  dfmpc::python::BindTraining(module);
 }

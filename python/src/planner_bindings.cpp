@@ -52,16 +52,14 @@ class PyPlanner {
                             const py::kwargs& keywords) {
     // The device decides where the model loads, so it is read first.
     const PlannerOptions given = WithKeywords(PlannerOptions(), keywords);
-    const c10::Device device =
-        worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
+    const c10::Device device = worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
     worldmodel::Checkpoint checkpoint;
     {
       py::gil_scoped_release release;
       checkpoint = worldmodel::LoadCheckpoint(model, {task, 0}, device);
     }
     const std::string& model_task = checkpoint.info.task;
-    const PlannerOptions options =
-        WithKeywords(planner::TunedPlannerOptions(model_task), keywords);
+    const PlannerOptions options = WithKeywords(planner::TunedPlannerOptions(model_task), keywords);
     return PyPlanner(
         std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(model_task), options));
   }
@@ -212,13 +210,12 @@ void BindPlanner(py::module_& module) {
           py::arg("deadline_s") = py::none(),
           "Moves the plan to the newest observation, within deadline_s seconds from now when "
           "given; False when the deadline left no time (the step is deferred).")
-      .def("action", [](const PyPlanner& self) { return ToNumpy(self.get().Action()); },
-           "The action for the newest observed step.")
+      .def(
+          "action", [](const PyPlanner& self) { return ToNumpy(self.get().Action()); },
+          "The action for the newest observed step.")
       .def_property_readonly("plan", [](const PyPlanner& self) { return self.get().plan(); })
-      .def_property_readonly("stats",
-                             [](const PyPlanner& self) { return self.get().last_step(); })
-      .def_property_readonly("options",
-                             [](const PyPlanner& self) { return self.get().options(); })
+      .def_property_readonly("stats", [](const PyPlanner& self) { return self.get().last_step(); })
+      .def_property_readonly("options", [](const PyPlanner& self) { return self.get().options(); })
       .def_property_readonly("task", [](const PyPlanner& self) { return self.get().task(); })
       .def_property_readonly("observation_dim",
                              [](const PyPlanner& self) { return self.get().observation_dim(); })

@@ -8,7 +8,7 @@
 
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 
-namespace dfmpc::cli {
+namespace dfmpc::training {
 namespace {
 
 constexpr int64_t kEncodeBatch = 256;
@@ -26,11 +26,10 @@ void CheckFramesFit(const envs::Dataset& dataset, const std::string& path,
   }
   if (info.frame_width != tokenizer.config().width ||
       info.frame_height != tokenizer.config().height) {
-    throw std::invalid_argument("dataset " + path + " has " + std::to_string(info.frame_width) +
-                                "x" + std::to_string(info.frame_height) +
-                                " frames, the tokenizer takes " +
-                                std::to_string(tokenizer.config().width) + "x" +
-                                std::to_string(tokenizer.config().height));
+    throw std::invalid_argument(
+        "dataset " + path + " has " + std::to_string(info.frame_width) + "x" +
+        std::to_string(info.frame_height) + " frames, the tokenizer takes " +
+        std::to_string(tokenizer.config().width) + "x" + std::to_string(tokenizer.config().height));
   }
 }
 
@@ -87,4 +86,4 @@ envs::Dataset LatentDataset(const envs::Dataset& dataset, const std::string& pat
   return out;
 }
 
-}  // namespace dfmpc::cli
+}  // namespace dfmpc::training

@@ -1,0 +1,55 @@
+#include "dfmpc/envs/collect.h"
+
+#include <stdexcept>
+
+#include "dfmpc/envs/dataset.h"
+#include "dfmpc/envs/episode.h"
+#include "dfmpc/envs/policy.h"
+
+namespace dfmpc::envs {
+
+std::uint64_t EpisodeSeed(std::uint64_t seed, int episode) { return seed * 1000003ULL + episode; }
+
+CollectSummary CollectDataset(const std::string& path, const CollectOptions& options,
+                              const std::function<void(long long, int)>& on_step) {
+  if (options.episodes < 1) throw std::invalid_argument("collect: episodes must be >= 1");
+  if (options.frame_width < 0 || options.frame_height < 0 ||
+      (options.frame_width > 0) != (options.frame_height > 0)) {
+    throw std::invalid_argument("collect: frame sizes must be both positive or both 0");
+  }
+  auto env = MakeEnv(options.task, options.env);
+  auto policy = MakeBaselinePolicy(options.policy, *env, options.seed, options.threads);
+
+  DatasetInfo info;
+  info.task = options.task;
+  info.policy = options.policy;
+  info.seed = options.seed;
+  info.observation_size = env->observation_spec().size();
+  info.action_size = env->action_spec().size();
+  info.action_repeat = options.env.action_repeat;
+  info.control_timestep = env->control_timestep();
+  info.episode_physics_steps = options.env.episode_physics_steps;
+  info.frame_width = options.frame_width;
+  info.frame_height = options.frame_height;
+  info.perturbation = options.env.perturbation;
+  DatasetWriter writer(path, info);
+
+  CollectSummary summary;
+  double return_sum = 0.0;
+  for (int i = 0; i < options.episodes; ++i) {
+    RunOptions run;
+    run.frame_width = options.frame_width;
+    run.frame_height = options.frame_height;
+    if (on_step) run.on_step = [&](int steps) { on_step(summary.steps + steps, i); };
+    const Episode episode = RunEpisode(*env, *policy, EpisodeSeed(options.seed, i), run);
+    writer.Append(episode);
+    summary.steps += episode.length();
+    return_sum += episode.Return();
+  }
+  writer.Commit();
+  summary.episodes = options.episodes;
+  summary.mean_return = return_sum / options.episodes;
+  return summary;
+}
+
+}  // namespace dfmpc::envs

@@ -1,0 +1,130 @@
+// dfmpc.train: a world model trained on dataset files, as `dfmpc train`,
+// with the trainer's options as keywords and a progress callback.
+#include <ATen/Parallel.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "dfmpc/worldmodel/device.h"
+#include "progress.h"
+#include "train_world_model.h"
+
+namespace py = pybind11;
+
+namespace dfmpc::python {
+namespace {
+
+// Sets each keyword on the first of `targets` (bound option structs) that
+// has it as an attribute; an unknown name is a TypeError.
+void SetKeywords(const py::kwargs& keywords, const std::vector<py::object>& targets) {
+  for (const auto& [key, value] : keywords) {
+    const std::string name = py::str(key);
+    bool set = false;
+    for (const py::object& target : targets) {
+      if (name.rfind("_", 0) != 0 && py::hasattr(target, name.c_str())) {
+        py::setattr(target, name.c_str(), value);
+        set = true;
+        break;
+      }
+    }
+    if (!set) throw py::type_error("unknown training option '" + name + "'");
+  }
+}
+
+py::list Train(const std::vector<std::string>& data, const std::string& out,
+               const std::string& tokenizer, bool resume, bool observation_deltas,
+               bool known_actions, double validation_fraction, double sensor_noise,
+               const std::string& device, const std::string& prediction, int threads,
+               const py::object& progress, const py::kwargs& options) {
+  training::WorldModelJob job;
+  job.data = data;
+  job.out = out;
+  job.tokenizer = tokenizer;
+  job.resume = resume;
+  job.observation_deltas = observation_deltas;
+  job.known_actions = known_actions;
+  job.validation_fraction = validation_fraction;
+  job.sensor_noise = sensor_noise;
+  job.notes = "dfmpc.train from Python";
+  py::object trainer = py::cast(job.trainer), model = py::cast(job.model);
+  SetKeywords(options, {trainer, model});
+  job.trainer = trainer.cast<worldmodel::TrainerOptions>();
+  job.model = model.cast<worldmodel::TransformerConfig>();
+  job.trainer.device = worldmodel::ParseDevice(device);
+  job.trainer.prediction = worldmodel::ParsePrediction(prediction);
+  if (threads < 0) throw py::value_error("threads must be >= 0 (0: leave LibTorch's setting)");
+  if (threads > 0) at::set_num_threads(threads);
+
+  training::WorldModelCallbacks callbacks;
+  callbacks.on_progress = [&progress](const worldmodel::TrainProgress& p) {
+    ReportProgress(progress, p.step, p.total_steps, p.loss, p.tokens_per_second);
+  };
+
+  std::vector<worldmodel::TrainLogRow> log;
+  {
+    py::gil_scoped_release release;
+    log = training::TrainWorldModel(job, callbacks);
+  }
+  py::list rows;
+  for (const worldmodel::TrainLogRow& row : log) {
+    py::dict entry;
+    entry["step"] = row.step;
+    entry["train_loss"] = row.train_loss;
+    entry["validation_loss"] = row.validation_loss;
+    entry["learning_rate"] = row.learning_rate;
+    entry["tokens_per_second"] = row.tokens_per_second;
+    rows.append(entry);
+  }
+  return rows;
+}
+
+}  // namespace
+
+void BindTraining(py::module_& module) {
+  using worldmodel::TrainerOptions;
+  using worldmodel::TransformerConfig;
+  py::class_<TrainerOptions>(module, "TrainerOptions", "The trainer's options (trainer.h).")
+      .def(py::init<>())
+      .def_readwrite("steps", &TrainerOptions::steps)
+      .def_readwrite("batch_size", &TrainerOptions::batch_size)
+      .def_readwrite("window", &TrainerOptions::window)
+      .def_readwrite("learning_rate", &TrainerOptions::learning_rate)
+      .def_readwrite("min_learning_rate_ratio", &TrainerOptions::min_learning_rate_ratio)
+      .def_readwrite("warmup_steps", &TrainerOptions::warmup_steps)
+      .def_readwrite("weight_decay", &TrainerOptions::weight_decay)
+      .def_readwrite("grad_clip", &TrainerOptions::grad_clip)
+      .def_readwrite("ema_decay", &TrainerOptions::ema_decay)
+      .def_readwrite("clean_prob", &TrainerOptions::clean_prob)
+      .def_readwrite("timestep_power", &TrainerOptions::timestep_power)
+      .def_readwrite("known_action_prob", &TrainerOptions::known_action_prob)
+      .def_readwrite("pyramid_prob", &TrainerOptions::pyramid_prob)
+      .def_readwrite("validate_every", &TrainerOptions::validate_every)
+      .def_readwrite("validation_windows", &TrainerOptions::validation_windows)
+      .def_readwrite("checkpoint_every", &TrainerOptions::checkpoint_every)
+      .def_readwrite("seed", &TrainerOptions::seed)
+      .def_readwrite("mixed_precision", &TrainerOptions::mixed_precision);
+  py::class_<TransformerConfig>(module, "TransformerConfig",
+                                "The world model's size (transformer.h).")
+      .def(py::init<>())
+      .def_readwrite("width", &TransformerConfig::width)
+      .def_readwrite("depth", &TransformerConfig::depth)
+      .def_readwrite("heads", &TransformerConfig::heads)
+      .def_readwrite("mlp_ratio", &TransformerConfig::mlp_ratio)
+      .def_readwrite("num_timesteps", &TransformerConfig::num_timesteps);
+  module.def("train", &Train, py::arg("data"), py::arg("out"), py::kw_only(),
+             py::arg("tokenizer") = "", py::arg("resume") = false,
+             py::arg("observation_deltas") = true, py::arg("known_actions") = false,
+             py::arg("validation_fraction") = 0.1, py::arg("sensor_noise") = 0.0,
+             py::arg("device") = "cpu", py::arg("prediction") = "v", py::arg("threads") = 0,
+             py::arg("progress") = py::none(),
+             "Trains a world model on dataset files and writes it to `out` (after every "
+             "validation; `<stem>.state` resumes), as `dfmpc train`. Keywords set "
+             "TrainerOptions (steps, batch_size, window, learning_rate, seed, ...) and "
+             "TransformerConfig (width, depth, heads) fields. progress(step, total, loss, "
+             "tokens_per_second) is called after every step. Returns the validation log.");
+}
+
+}  // namespace dfmpc::python

@@ -1,0 +1,75 @@
+"""dfmpc.train: a tiny world model trained from Python, equal to the tool's,
+and planned with."""
+
+import csv
+import subprocess
+
+import numpy as np
+import pytest
+
+import dfmpc
+
+TINY = dict(steps=20, batch_size=8, window=12, width=32, depth=1, heads=2, validate_every=10,
+            checkpoint_every=10, warmup_steps=5, seed=3)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    path = tmp_path_factory.mktemp("train") / "data.h5"
+    dfmpc.collect("pendulum_swingup", str(path), episodes=4, policy="random",
+                  episode_physics_steps=100)
+    return path
+
+
+def test_train_then_plan(dataset, tmp_path):
+    model = tmp_path / "tiny.pt"
+    seen = []
+    log = dfmpc.train([str(dataset)], str(model), threads=1,
+                      progress=lambda *p: seen.append(p), **TINY)
+    assert [row["step"] for row in log] == [10, 20]
+    assert all(np.isfinite(row["validation_loss"]) for row in log)
+    assert [p[0] for p in seen] == list(range(1, 21)) and seen[-1][1] == 20
+    planner = dfmpc.Planner.from_file(str(model), candidates=2, horizon=8)
+    assert planner.task == "pendulum_swingup"
+    env = dfmpc.make_env("pendulum_swingup", episode_physics_steps=100)
+    observation, _ = env.reset(seed=0)
+    planner.reset(observation)
+    for _ in range(3):
+        action = planner.act(observation)
+        assert np.all(np.isfinite(action))
+        observation, _, _, _, _ = env.step(action)
+
+
+def test_same_losses_as_the_cpp_tool(dataset, dfmpc_tool, tmp_path):
+    log = dfmpc.train([str(dataset)], str(tmp_path / "py.pt"), threads=1, **TINY)
+    subprocess.run(
+        [dfmpc_tool, "train", "--data", str(dataset), "--out", str(tmp_path / "cli.pt"),
+         "--steps", "20", "--batch", "8", "--window", "12", "--width", "32", "--depth", "1",
+         "--heads", "2", "--validate-every", "10", "--checkpoint-every", "10", "--warmup", "5",
+         "--seed", "3", "--threads", "1"], check=True, capture_output=True)
+    with open(tmp_path / "cli_loss.csv", newline="") as f:
+        cli = [float(row["validation_loss"]) for row in csv.DictReader(f)]
+    # loss.csv keeps 6 decimals.
+    np.testing.assert_allclose([row["validation_loss"] for row in log], cli, atol=5.1e-7)
+
+
+def test_an_exception_in_progress_stops_training(dataset, tmp_path):
+    def stop(step, total, loss, rate):
+        if step == 3:
+            raise KeyError("enough")
+
+    with pytest.raises(KeyError, match="enough"):
+        dfmpc.train([str(dataset)], str(tmp_path / "stopped.pt"), progress=stop, **TINY)
+    assert not (tmp_path / "stopped.pt").exists()
+
+
+def test_bad_options_and_files_are_clear_errors(dataset, tmp_path):
+    out = str(tmp_path / "m.pt")
+    with pytest.raises(TypeError, match="unknown training option 'stepz'"):
+        dfmpc.train([str(dataset)], out, stepz=3)
+    with pytest.raises(ValueError, match="steps"):
+        dfmpc.train([str(dataset)], out, steps=0)
+    with pytest.raises(RuntimeError, match="missing.h5"):
+        dfmpc.train([str(tmp_path / "missing.h5")], out)
+    with pytest.raises(ValueError, match="device"):
+        dfmpc.train([str(dataset)], out, device="tpu")
