@@ -2,12 +2,10 @@
 // with the same train / validation episode split as `dfmpc train`; with
 // --ensemble E, E of them from seeds seed .. seed + E - 1 in one ensemble
 // file (the model of `--policy mlp-mppi`).
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -15,15 +13,11 @@
 #include <vector>
 
 #include "commands.h"
-#include "dataset_tokens.h"
 #include "device_flag.h"
-#include "dfmpc/envs/dataset.h"
-#include "dfmpc/worldmodel/device.h"
-#include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
-#include "dfmpc/worldmodel/mlp_ensemble.h"
 #include "output_path.h"
 #include "progress_bar.h"
+#include "train_mlp.h"
 
 namespace dfmpc::cli {
 namespace {
@@ -42,71 +36,41 @@ struct TrainMlpCommandOptions {
 
 void RunTrainMlp(const TrainMlpCommandOptions& o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
-  if (o.ensemble < 0) {
-    throw std::invalid_argument("--ensemble must be >= 0, not " + std::to_string(o.ensemble));
-  }
   at::set_num_threads(o.threads);
-  o.trainer.Validate();
-  const c10::Device device = worldmodel::ParseDevice(o.device);
-
-  // The MLP predicts the observation change itself.
-  worldmodel::FrameTokenizerCheckpoint tokenizer;
-  if (!o.tokenizer.empty()) tokenizer = worldmodel::LoadFrameTokenizer(o.tokenizer);
-  training::TrainingData data =
-      training::LoadTrainingData(o.data, /*observation_deltas=*/false, o.validation_fraction,
-                                 tokenizer.model ? tokenizer.model.get() : nullptr);
-  worldmodel::MlpModelInfo info;
-  info.task = data.info.task;
-  info.config.layout = data.layout;
-  training::EpisodeSplit& split = data.split;
-  const worldmodel::Normalizer normalizer = training::FitAndNormalize(split);
-
-  info.notes = o.command_line;
-  std::fprintf(stderr, "train-mlp: %s, %zu training and %zu validation episodes, %d features\n",
-               info.task.c_str(), split.train.size(), split.validation.size(),
-               info.config.layout.token_dim());
-
+  training::MlpJob job;
+  job.data = o.data;
+  job.out = o.out;
+  job.tokenizer = o.tokenizer;
+  job.validation_fraction = o.validation_fraction;
+  job.device = o.device;
+  job.ensemble = o.ensemble;
+  job.trainer = o.trainer;
+  job.notes = o.command_line;
   const int members = std::max(1, o.ensemble);
-  double before = 0.0, best = 0.0, worst = 0.0;  // validation losses
   ProgressBar bar("train-mlp", static_cast<long long>(members) * o.trainer.steps);
-  std::vector<worldmodel::MlpDynamics> trained;
-  std::vector<std::uint64_t> seeds;
-  for (int m = 0; m < members; ++m) {
-    worldmodel::MlpTrainOptions trainer = o.trainer;
-    trainer.seed = o.trainer.seed + m;
-    trained.emplace_back(info.config, trainer.seed);  // initial weights from the seed
-    trained.back()->to(device);                       // it trains where it is
-    if (m == 0) before = worldmodel::MlpDynamicsLoss(*trained.back(), split.validation);
-    const std::string member = members > 1 ? "member " + std::to_string(m + 1) + ", " : "";
-    worldmodel::TrainMlpDynamics(*trained.back(), split.train, trainer, [&](int step, double loss) {
-      char note[48];
-      std::snprintf(note, sizeof note, "loss %.3g", loss);
-      bar.Update(static_cast<long long>(m) * o.trainer.steps + step, member + note);
-    });
-    seeds.push_back(trainer.seed);
-    const double after = worldmodel::MlpDynamicsLoss(*trained.back(), split.validation);
-    best = m == 0 ? after : std::min(best, after);
-    worst = m == 0 ? after : std::max(worst, after);
-  }
+  training::MlpCallbacks callbacks;
+  callbacks.on_start = [](const std::string& task, size_t train, size_t validation, int features) {
+    std::fprintf(stderr, "train-mlp: %s, %zu training and %zu validation episodes, %d features\n",
+                 task.c_str(), train, validation, features);
+  };
+  callbacks.on_progress = [&](int member, int step, double loss) {
+    char note[48];
+    std::snprintf(note, sizeof note, "loss %.3g", loss);
+    const std::string prefix =
+        members > 1 ? "member " + std::to_string(member + 1) + ", " : std::string();
+    bar.Update(static_cast<long long>(member) * o.trainer.steps + step, prefix + note);
+  };
+  const training::MlpResult result = training::TrainMlp(job, callbacks);
   char note[128];
   if (members == 1) {
-    std::snprintf(note, sizeof note, "validation loss %.3g (untrained %.3g)", best, before);
+    std::snprintf(note, sizeof note, "validation loss %.3g (untrained %.3g)", result.best_loss,
+                  result.untrained_loss);
   } else {
     std::snprintf(note, sizeof note,
-                  "validation loss %.3g .. %.3g over %d members (untrained %.3g)", best, worst,
-                  members, before);
+                  "validation loss %.3g .. %.3g over %d members (untrained %.3g)", result.best_loss,
+                  result.worst_loss, members, result.untrained_loss);
   }
   bar.Finish(note);
-  if (o.ensemble == 0) {
-    worldmodel::SaveMlpCheckpoint(o.out, info, normalizer, *trained.front());
-  } else {
-    worldmodel::MlpEnsemble ensemble(trained);
-    worldmodel::MlpEnsembleInfo ensemble_info;
-    ensemble_info.model = info;
-    ensemble_info.action_repeat = data.info.action_repeat;
-    ensemble_info.seeds = seeds;
-    worldmodel::SaveMlpEnsemble(o.out, ensemble_info, normalizer, *ensemble);
-  }
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
 }
 

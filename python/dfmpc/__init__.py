@@ -1,7 +1,8 @@
 """dfmpc: model-predictive control with a diffusion-forcing world model.
 
-The planner (Planner, AsyncPlanner), the MuJoCo environments (make_env) and
-their options, from the C++ library. Arrays are numpy float64; a wrong shape
+The planner (Planner, AsyncPlanner), the MuJoCo environments (make_env),
+datasets (collect, read_dataset, write_dataset) and training (train,
+train_mlp), from the C++ library. Arrays are numpy float64; a wrong shape
 or dtype raises ValueError naming the expected shape.
 """
 
@@ -9,6 +10,7 @@ from ._dfmpc import (  # noqa: F401
     AsyncPlanner,
     AsyncStats,
     Env,
+    MlpTrainOptions,
     Plan,
     Planner,
     PlannerOptions,
@@ -20,6 +22,7 @@ from ._dfmpc import (  # noqa: F401
     read_dataset,
     task_names,
     train,
+    train_mlp,
     tuned_options,
     write_dataset,
 )
@@ -28,6 +31,7 @@ __all__ = [
     "AsyncPlanner",
     "AsyncStats",
     "Env",
+    "MlpTrainOptions",
     "Plan",
     "Planner",
     "PlannerOptions",
@@ -39,6 +43,7 @@ __all__ = [
     "read_dataset",
     "task_names",
     "train",
+    "train_mlp",
     "tuned_options",
     "write_dataset",
 ]

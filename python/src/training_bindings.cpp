@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "dfmpc/worldmodel/device.h"
 #include "progress.h"
+#include "train_mlp.h"
 #include "train_world_model.h"
 
 namespace py = pybind11;
@@ -34,6 +35,13 @@ void SetKeywords(const py::kwargs& keywords, const std::vector<py::object>& targ
   }
 }
 
+// LibTorch's intra-op threads for the training (process-wide, as `dfmpc
+// train --threads` sets them); 0 leaves the setting.
+void SetThreads(int threads) {
+  if (threads < 0) throw py::value_error("threads must be >= 0 (0: leave LibTorch's setting)");
+  if (threads > 0) at::set_num_threads(threads);
+}
+
 py::list Train(const std::vector<std::string>& data, const std::string& out,
                const std::string& tokenizer, bool resume, bool observation_deltas,
                bool known_actions, double validation_fraction, double sensor_noise,
@@ -55,8 +63,7 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
   job.model = model.cast<worldmodel::TransformerConfig>();
   job.trainer.device = worldmodel::ParseDevice(device);
   job.trainer.prediction = worldmodel::ParsePrediction(prediction);
-  if (threads < 0) throw py::value_error("threads must be >= 0 (0: leave LibTorch's setting)");
-  if (threads > 0) at::set_num_threads(threads);
+  SetThreads(threads);
 
   training::WorldModelCallbacks callbacks;
   callbacks.on_progress = [&progress](const worldmodel::TrainProgress& p) {
@@ -79,6 +86,39 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
     rows.append(entry);
   }
   return rows;
+}
+
+py::dict TrainMlp(const std::vector<std::string>& data, const std::string& out, int ensemble,
+                  const std::string& tokenizer, double validation_fraction,
+                  const std::string& device, int threads, const py::object& progress,
+                  const py::kwargs& options) {
+  training::MlpJob job;
+  job.data = data;
+  job.out = out;
+  job.ensemble = ensemble;
+  job.tokenizer = tokenizer;
+  job.validation_fraction = validation_fraction;
+  job.device = device;
+  job.notes = "dfmpc.train_mlp from Python";
+  py::object trainer = py::cast(job.trainer);
+  SetKeywords(options, {trainer});
+  job.trainer = trainer.cast<worldmodel::MlpTrainOptions>();
+  SetThreads(threads);
+  training::MlpCallbacks callbacks;
+  callbacks.on_progress = [&progress](int member, int step, double loss) {
+    ReportProgress(progress, member, step, loss);
+  };
+  training::MlpResult result;
+  {
+    py::gil_scoped_release release;
+    result = training::TrainMlp(job, callbacks);
+  }
+  py::dict out_dict;
+  out_dict["untrained_loss"] = result.untrained_loss;
+  out_dict["best_loss"] = result.best_loss;
+  out_dict["worst_loss"] = result.worst_loss;
+  out_dict["members"] = result.members;
+  return out_dict;
 }
 
 }  // namespace
@@ -114,6 +154,24 @@ void BindTraining(py::module_& module) {
       .def_readwrite("heads", &TransformerConfig::heads)
       .def_readwrite("mlp_ratio", &TransformerConfig::mlp_ratio)
       .def_readwrite("num_timesteps", &TransformerConfig::num_timesteps);
+  using worldmodel::MlpTrainOptions;
+  py::class_<MlpTrainOptions>(module, "MlpTrainOptions",
+                              "The MLP baseline's training options (mlp_dynamics.h).")
+      .def(py::init<>())
+      .def_readwrite("steps", &MlpTrainOptions::steps)
+      .def_readwrite("batch_size", &MlpTrainOptions::batch_size)
+      .def_readwrite("learning_rate", &MlpTrainOptions::learning_rate)
+      .def_readwrite("min_learning_rate_ratio", &MlpTrainOptions::min_learning_rate_ratio)
+      .def_readwrite("weight_decay", &MlpTrainOptions::weight_decay)
+      .def_readwrite("seed", &MlpTrainOptions::seed);
+  module.def("train_mlp", &TrainMlp, py::arg("data"), py::arg("out"), py::kw_only(),
+             py::arg("ensemble") = 0, py::arg("tokenizer") = "",
+             py::arg("validation_fraction") = 0.1, py::arg("device") = "cpu",
+             py::arg("threads") = 0, py::arg("progress") = py::none(),
+             "Trains the MLP dynamics baseline (ensemble E > 0: E members in one file, the "
+             "model of the mlp-mppi peer) as `dfmpc train-mlp`. Keywords set MlpTrainOptions "
+             "fields. progress(member, step, loss) is called after every step. Returns the "
+             "validation losses.");
   module.def("train", &Train, py::arg("data"), py::arg("out"), py::kw_only(),
              py::arg("tokenizer") = "", py::arg("resume") = false,
              py::arg("observation_deltas") = true, py::arg("known_actions") = false,

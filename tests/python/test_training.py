@@ -73,3 +73,29 @@ def test_bad_options_and_files_are_clear_errors(dataset, tmp_path):
         dfmpc.train([str(tmp_path / "missing.h5")], out)
     with pytest.raises(ValueError, match="device"):
         dfmpc.train([str(dataset)], out, device="tpu")
+
+
+def test_train_mlp_equals_the_tool_and_its_ensemble_drives_the_peer(dataset, dfmpc_tool,
+                                                                     tmp_path):
+    seen = []
+    result = dfmpc.train_mlp([str(dataset)], str(tmp_path / "mlp.pt"), steps=30, batch_size=32,
+                             seed=2, threads=1, progress=lambda *p: seen.append(p))
+    assert result["members"] == 1 and result["best_loss"] < result["untrained_loss"]
+    assert seen[-1][:2] == (0, 30)
+    tool = subprocess.run(
+        [dfmpc_tool, "train-mlp", "--data", str(dataset), "--out", str(tmp_path / "cli.pt"),
+         "--steps", "30", "--batch", "32", "--seed", "2", "--threads", "1"],
+        check=True, capture_output=True, text=True)
+    assert f"validation loss {result['best_loss']:.3g} " in tool.stderr
+
+    ensemble = tmp_path / "ensemble.pt"
+    result = dfmpc.train_mlp([str(dataset)], str(ensemble), ensemble=2, steps=10, threads=1)
+    assert result["members"] == 2 and result["worst_loss"] >= result["best_loss"]
+    subprocess.run(
+        [dfmpc_tool, "control", "--policy", "mlp-mppi", "--mlp-model", str(ensemble), "--steps",
+         "3", "--frame-size", "0", "--out", str(tmp_path / "control")],
+        check=True, capture_output=True)
+    with pytest.raises(TypeError, match="unknown training option 'width'"):
+        dfmpc.train_mlp([str(dataset)], str(tmp_path / "x.pt"), width=8)
+    with pytest.raises(ValueError, match="ensemble"):
+        dfmpc.train_mlp([str(dataset)], str(tmp_path / "x.pt"), ensemble=-1)
