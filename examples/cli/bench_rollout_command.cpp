@@ -42,7 +42,7 @@ void RunBenchRollout(BenchRolloutOptions o) {
   }
   if (o.horizon < 1) throw std::invalid_argument("--horizon must be >= 1");
   at::set_num_threads(o.threads);
-  if (o.model.empty()) o.model = ShippedVideoModelPath(o.task);
+  if (o.model.empty()) o.model = pipelines::ShippedVideoModelPath(o.task);
   worldmodel::VideoModel model =
       worldmodel::LoadVideoModel(o.model, {o.task, 0}, worldmodel::ParseDevice(o.device));
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
@@ -50,11 +50,16 @@ void RunBenchRollout(BenchRolloutOptions o) {
   if (*std::min_element(o.contexts.begin(), o.contexts.end()) < 1) {
     throw std::invalid_argument("context lengths must be >= 1");
   }
-  TruthRequest request{o.task, model.world.info.action_repeat, frames.width, frames.height,
-                       longest + o.horizon, "mixed", 0};
-  const TruthTrajectory truth = MakeTruth(request);
-  const RealTrajectory all =
-      EncodeTrajectory(model, StackFrames(truth.frames, frames.width, frames.height), truth.actions);
+  pipelines::TruthRequest request{o.task,
+                                  model.world.info.action_repeat,
+                                  frames.width,
+                                  frames.height,
+                                  longest + o.horizon,
+                                  "mixed",
+                                  0};
+  const pipelines::TruthTrajectory truth = pipelines::MakeTruth(request);
+  const pipelines::RealTrajectory all = pipelines::EncodeTrajectory(
+      model, pipelines::StackFrames(truth.frames, frames.width, frames.height), truth.actions);
 
   std::fprintf(stderr,
                "bench rollout: %s, %dx%d frames, H %d, chunk %d, K %d, %d thread(s), median of "
@@ -65,16 +70,17 @@ void RunBenchRollout(BenchRolloutOptions o) {
   for (int s : o.contexts) {
     // The last S + H steps of the trajectory: S real frames, then H to generate.
     const int64_t first = longest - s;
-    const RealTrajectory real{all.latents.narrow(0, first, s + o.horizon),
-                              all.actions.narrow(0, first, s + o.horizon - 1)};
+    const pipelines::RealTrajectory real{all.latents.narrow(0, first, s + o.horizon),
+                                         all.actions.narrow(0, first, s + o.horizon - 1)};
     double none_fps = 0.0;
     for (const std::string cache : {"none", "exact"}) {
       worldmodel::RolloutOptions options = o.rollout;
       options.cache_mode = worldmodel::ParseCacheMode(cache);
-      ModelPrediction prediction = PredictWithDiffusion(model, real, s, options);  // warm-up
+      pipelines::ModelPrediction prediction =
+          pipelines::PredictWithDiffusion(model, real, s, options);  // warm-up
       std::vector<double> fps;
       for (int r = 0; r < o.repeats; ++r) {
-        prediction = PredictWithDiffusion(model, real, s, options);
+        prediction = pipelines::PredictWithDiffusion(model, real, s, options);
         fps.push_back(o.horizon / prediction.seconds);
       }
       const double median = Median(fps);

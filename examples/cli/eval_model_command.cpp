@@ -282,7 +282,7 @@ void RunEvalModel(const EvalModelOptions& o) {
   // start points whatever the layout.
   auto validation_windows = [&](const worldmodel::TokenLayout& token_layout) {
     std::vector<at::Tensor> episodes =
-        training::SplitEpisodes(training::EpisodeTokenSequences(dataset, token_layout),
+        pipelines::SplitEpisodes(pipelines::EpisodeTokenSequences(dataset, token_layout),
                                 o.validation_fraction, o.data)
             .validation;
     if (o.episodes > 0 && static_cast<size_t>(o.episodes) < episodes.size()) {
@@ -322,7 +322,7 @@ void RunEvalModel(const EvalModelOptions& o) {
   bar.Finish();
   if (!o.mlp.empty()) {
     const worldmodel::TokenLayout plain =
-        training::DatasetLayout(dataset, /*observation_deltas=*/false);
+        pipelines::DatasetLayout(dataset, /*observation_deltas=*/false);
     worldmodel::MlpCheckpoint mlp =
         worldmodel::LoadMlpCheckpoint(o.mlp, {dataset.info.task, plain.token_dim()});
     models.push_back(Errors("mlp", PredictMlp(mlp, validation_windows(plain), o.context), truth,

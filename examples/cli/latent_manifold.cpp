@@ -25,9 +25,9 @@ LatentManifold::LatentManifold(const std::string& path, worldmodel::VideoModel& 
                                 ", the model " + model.world.info.task);
   }
   worldmodel::FrameAutoencoderImpl& tokenizer = *model.tokenizer.model;
-  training::CheckFramesFit(data, path, tokenizer);
+  pipelines::CheckFramesFit(data, path, tokenizer);
   c10::InferenceMode inference;
-  const at::Tensor latents = training::EncodeDatasetFrames(data, 0, data.num_steps(), tokenizer);
+  const at::Tensor latents = pipelines::EncodeDatasetFrames(data, 0, data.num_steps(), tokenizer);
   mean_ = latents.mean(0);
   // One scale for all features (their RMS standard deviation): features the
   // data barely moves must not turn tiny generation noise into huge

@@ -9,9 +9,9 @@
 #include <ATen/Parallel.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,11 +24,12 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/image_io.h"
 #include "dfmpc/envs/video_io.h"
-#include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/device.h"
+#include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/video_model.h"
 #include "latent_manifold.h"
 #include "progress_bar.h"
+#include "resident_memory.h"
 #include "rollout_outputs.h"
 #include "rollout_truth.h"
 #include "table.h"
@@ -57,19 +58,13 @@ struct RolloutCommandOptions {
   std::string device = "cpu";
 };
 
-// Resident memory of this process in bytes (Linux), 0 when unknown.
-int64_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t pages = 0, resident = 0;
-  if (!(statm >> pages >> resident)) return 0;
-  return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
-}
-
 std::string Mib(int64_t bytes) { return FormatFixed(bytes / 1048576.0, 2) + " MiB"; }
 
 void Validate(const RolloutCommandOptions& o) {
-  if (o.horizon < 1) throw std::invalid_argument("--horizon must be >= 1, got " + std::to_string(o.horizon));
-  if (o.context < 1) throw std::invalid_argument("--context must be >= 1, got " + std::to_string(o.context));
+  if (o.horizon < 1)
+    throw std::invalid_argument("--horizon must be >= 1, got " + std::to_string(o.horizon));
+  if (o.context < 1)
+    throw std::invalid_argument("--context must be >= 1, got " + std::to_string(o.context));
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
   if (o.fps < 1 || o.fps > 100) throw std::invalid_argument("--fps must be in [1, 100]");
@@ -102,7 +97,7 @@ void PrintSummary(const HorizonMetrics& metrics, int horizon) {
 void RunRollout(RolloutCommandOptions o) {
   Validate(o);
   at::set_num_threads(o.threads);
-  if (o.model.empty()) o.model = ShippedVideoModelPath(o.task);
+  if (o.model.empty()) o.model = pipelines::ShippedVideoModelPath(o.task);
   worldmodel::VideoModel model =
       worldmodel::LoadVideoModel(o.model, {o.task, 0}, worldmodel::ParseDevice(o.device));
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
@@ -119,7 +114,7 @@ void RunRollout(RolloutCommandOptions o) {
   HorizonMetrics metrics(methods, o.horizon);
   std::filesystem::create_directories(o.out);
 
-  TruthRequest request;
+  pipelines::TruthRequest request;
   request.task = o.task;
   request.action_repeat = model.world.info.action_repeat;
   request.width = frames.width;
@@ -128,26 +123,30 @@ void RunRollout(RolloutCommandOptions o) {
   request.actions = o.actions;
   ProgressBar bar("rollout", static_cast<long long>(o.episodes) * o.horizon, "frames");
   double model_seconds = 0.0;
-  ModelPrediction first;
+  pipelines::ModelPrediction first;
   at::Tensor first_truth;
   for (int e = 0; e < o.episodes; ++e) {
     request.seed = o.seed + static_cast<std::uint64_t>(e);
-    const TruthTrajectory truth = MakeTruth(request);
-    const at::Tensor truth_frames = StackFrames(truth.frames, frames.width, frames.height);
-    const RealTrajectory real = EncodeTrajectory(model, truth_frames, truth.actions);
-    ModelPrediction prediction =
-        PredictWithDiffusion(model, real, o.context, o.rollout, [&](int64_t done) {
+    const pipelines::TruthTrajectory truth = pipelines::MakeTruth(request);
+    const at::Tensor truth_frames =
+        pipelines::StackFrames(truth.frames, frames.width, frames.height);
+    const pipelines::RealTrajectory real =
+        pipelines::EncodeTrajectory(model, truth_frames, truth.actions);
+    pipelines::ModelPrediction prediction =
+        pipelines::PredictWithDiffusion(model, real, o.context, o.rollout, [&](int64_t done) {
           bar.Update(static_cast<long long>(e) * o.horizon + done,
                      "episode " + std::to_string(e + 1) + "/" + std::to_string(o.episodes));
         });
     model_seconds += prediction.seconds;
     const at::Tensor future = truth_frames.narrow(0, o.context, o.horizon);
     std::vector<MethodFrames> predictions{{"model", prediction.frames}};
-    if (mlp) predictions.push_back({"latent-mlp", PredictWithMlp(*mlp, model, real, o.context).frames});
+    if (mlp)
+      predictions.push_back(
+          {"latent-mlp", pipelines::PredictWithMlp(*mlp, model, real, o.context).frames});
     predictions.push_back(
         {"copy-last", truth_frames[o.context - 1].unsqueeze(0).expand_as(future).contiguous()});
     predictions.push_back(
-        {"ceiling", DecodeLatents(model, real.latents.narrow(0, o.context, o.horizon))});
+        {"ceiling", pipelines::DecodeLatents(model, real.latents.narrow(0, o.context, o.horizon))});
     metrics.Add(predictions, future);
     if (manifold) manifold->Add(prediction.latents, real.latents.narrow(0, o.context, o.horizon));
     if (e == 0) {
@@ -170,19 +169,21 @@ void RunRollout(RolloutCommandOptions o) {
 
   PrintSummary(metrics, o.horizon);
   if (manifold) manifold->PrintSummary(std::cout);
-  std::printf("model: %.1f frames/s (generation and decoding, %d thread(s), cache %s, chunk %d, "
-              "K %d)\n",
-              o.episodes * o.horizon / model_seconds, o.threads, o.cache.c_str(),
-              o.rollout.chunk, o.rollout.num_levels);
+  std::printf(
+      "model: %.1f frames/s (generation and decoding, %d thread(s), cache %s, chunk %d, "
+      "K %d)\n",
+      o.episodes * o.horizon / model_seconds, o.threads, o.cache.c_str(), o.rollout.chunk,
+      o.rollout.num_levels);
   const std::size_t last = first.state_bytes.size() - 1;
   std::size_t at_100 = 0;
   while (at_100 < last && first.generated[at_100] < 100) ++at_100;
-  std::printf("rollout state: %s with %d history tokens after %lld frames, %s with %d after %lld; "
-              "process resident %s\n",
-              Mib(first.state_bytes[at_100]).c_str(), first.history_tokens[at_100],
-              static_cast<long long>(first.generated[at_100]), Mib(first.state_bytes[last]).c_str(),
-              first.history_tokens[last], static_cast<long long>(first.generated[last]),
-              Mib(ResidentBytes()).c_str());
+  std::printf(
+      "rollout state: %s with %d history tokens after %lld frames, %s with %d after %lld; "
+      "process resident %s\n",
+      Mib(first.state_bytes[at_100]).c_str(), first.history_tokens[at_100],
+      static_cast<long long>(first.generated[at_100]), Mib(first.state_bytes[last]).c_str(),
+      first.history_tokens[last], static_cast<long long>(first.generated[last]),
+      Mib(std::max<int64_t>(0, ResidentKib()) * 1024).c_str());
   std::printf("wrote %s.gif, %s.mp4, %s_strip.png, %s_metrics.csv, %s_metrics.png%s\n",
               stem.c_str(), stem.c_str(), stem.c_str(), stem.c_str(), stem.c_str(),
               manifold ? (", " + stem + "_manifold.csv, " + stem + "_manifold.png").c_str() : "");
@@ -193,20 +194,22 @@ void RunRollout(RolloutCommandOptions o) {
 void AddRolloutCommand(CLI::App& app) {
   auto o = std::make_shared<RolloutCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "rollout", "Open-loop video prediction: a video model generates the frames after a real "
-                 "context on the real actions; writes a side-by-side GIF/MP4, a strip and PSNR/SSIM");
+      "rollout",
+      "Open-loop video prediction: a video model generates the frames after a real "
+      "context on the real actions; writes a side-by-side GIF/MP4, a strip and PSNR/SSIM");
   cmd->add_option("--model", o->model,
                   "video model from `dfmpc train --tokenizer` (default: the task's shipped "
                   "TASK_video.pt)");
   cmd->add_option("--task", o->task, "task of the episodes (the model's)")
       ->check(CLI::IsMember(envs::TaskNames()))
       ->capture_default_str();
-  cmd->add_option("--actions", o->actions, "action source: " + ActionSourceHelp())
+  cmd->add_option("--actions", o->actions, "action source: " + pipelines::ActionSourceHelp())
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of the first episode (and its policy)")
       ->capture_default_str();
-  cmd->add_option("--episodes", o->episodes,
-                  "episodes (seeds SEED, SEED+1, ...): metrics are their mean; videos show the first")
+  cmd->add_option(
+         "--episodes", o->episodes,
+         "episodes (seeds SEED, SEED+1, ...): metrics are their mean; videos show the first")
       ->capture_default_str();
   cmd->add_option("--context", o->context, "real frames S the model sees")->capture_default_str();
   cmd->add_option("--horizon", o->horizon, "frames H generated open-loop")->capture_default_str();

@@ -67,7 +67,7 @@ void RunTrain(TrainCommandOptions o) {
   o.trainer.Validate();
   const bool writes = o.trainer.data_parallel.rank == 0;
 
-  training::WorldModelJob job;
+  pipelines::WorldModelJob job;
   job.data = o.data;
   job.out = o.out;
   job.tokenizer = o.tokenizer;
@@ -79,9 +79,9 @@ void RunTrain(TrainCommandOptions o) {
   job.model = o.model;
   job.trainer = o.trainer;
   job.notes = o.command_line;
-  const std::string stem = training::OutputStem(o.out);
+  const std::string stem = pipelines::OutputStem(o.out);
   ProgressBar bar("train", o.trainer.steps);
-  training::WorldModelCallbacks callbacks;
+  pipelines::WorldModelCallbacks callbacks;
   callbacks.on_start = [&](const worldmodel::ModelInfo& info, size_t train, size_t validation) {
     std::fprintf(stderr,
                  "train: %s, %zu training and %zu validation episodes, %d features, on %s\n",
@@ -102,7 +102,7 @@ void RunTrain(TrainCommandOptions o) {
     WriteLossCsv(stem + "_loss.csv", log);
     WriteTrainingPlot(stem + "_loss.png", log);
   };
-  const std::vector<worldmodel::TrainLogRow> log = training::TrainWorldModel(job, callbacks);
+  const std::vector<worldmodel::TrainLogRow> log = pipelines::TrainWorldModel(job, callbacks);
   char note[96];
   std::snprintf(note, sizeof note, "validation loss %.4f", log.back().validation_loss);
   bar.Finish(note);

@@ -82,8 +82,8 @@ FrameData LoadFrames(const std::vector<std::string>& paths, double validation_fr
     for (int e = 0; e < dataset.num_episodes(); ++e) {
       episodes.push_back(all.narrow(0, dataset.episode_starts[e], dataset.episode_lengths[e]));
     }
-    training::EpisodeSplit split =
-        training::SplitEpisodes(std::move(episodes), validation_fraction, path);
+    pipelines::EpisodeSplit split =
+        pipelines::SplitEpisodes(std::move(episodes), validation_fraction, path);
     train.push_back(at::cat(split.train));
     validation.push_back(at::cat(split.validation));
   }

@@ -37,7 +37,7 @@ struct TrainMlpCommandOptions {
 void RunTrainMlp(const TrainMlpCommandOptions& o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
   at::set_num_threads(o.threads);
-  training::MlpJob job;
+  pipelines::MlpJob job;
   job.data = o.data;
   job.out = o.out;
   job.tokenizer = o.tokenizer;
@@ -48,7 +48,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
   job.notes = o.command_line;
   const int members = std::max(1, o.ensemble);
   ProgressBar bar("train-mlp", static_cast<long long>(members) * o.trainer.steps);
-  training::MlpCallbacks callbacks;
+  pipelines::MlpCallbacks callbacks;
   callbacks.on_start = [](const std::string& task, size_t train, size_t validation, int features) {
     std::fprintf(stderr, "train-mlp: %s, %zu training and %zu validation episodes, %d features\n",
                  task.c_str(), train, validation, features);
@@ -60,7 +60,7 @@ void RunTrainMlp(const TrainMlpCommandOptions& o) {
         members > 1 ? "member " + std::to_string(member + 1) + ", " : std::string();
     bar.Update(static_cast<long long>(member) * o.trainer.steps + step, prefix + note);
   };
-  const training::MlpResult result = training::TrainMlp(job, callbacks);
+  const pipelines::MlpResult result = pipelines::TrainMlp(job, callbacks);
   char note[128];
   if (members == 1) {
     std::snprintf(note, sizeof note, "validation loss %.3g (untrained %.3g)", result.best_loss,

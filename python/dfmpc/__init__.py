@@ -1,8 +1,8 @@
 """dfmpc: model-predictive control with a diffusion-forcing world model.
 
 The planner (Planner, AsyncPlanner), the MuJoCo environments (make_env),
-datasets (collect, read_dataset, write_dataset) and training (train,
-train_mlp), from the C++ library. Arrays are numpy float64; a wrong shape
+datasets (collect, read_dataset, write_dataset), training (train,
+train_mlp) and open-loop video rollouts (rollout), from the C++ library. Arrays are numpy float64; a wrong shape
 or dtype raises ValueError naming the expected shape.
 """
 
@@ -14,12 +14,14 @@ from ._dfmpc import (  # noqa: F401
     Plan,
     Planner,
     PlannerOptions,
+    RolloutOptions,
     StepStats,
     TrainerOptions,
     TransformerConfig,
     collect,
     make_env,
     read_dataset,
+    rollout,
     task_names,
     train,
     train_mlp,
@@ -35,12 +37,14 @@ __all__ = [
     "Plan",
     "Planner",
     "PlannerOptions",
+    "RolloutOptions",
     "StepStats",
     "TrainerOptions",
     "TransformerConfig",
     "collect",
     "make_env",
     "read_dataset",
+    "rollout",
     "task_names",
     "train",
     "train_mlp",

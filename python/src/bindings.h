@@ -9,6 +9,7 @@ namespace dfmpc::python {
 void BindData(pybind11::module_& module);      // data_bindings.cpp
 void BindEnvs(pybind11::module_& module);      // env_bindings.cpp
 void BindPlanner(pybind11::module_& module);   // planner_bindings.cpp
+void BindRollout(pybind11::module_& module);   // rollout_bindings.cpp
 void BindTraining(pybind11::module_& module);  // training_bindings.cpp
 
 }  // namespace dfmpc::python

@@ -11,5 +11,6 @@ PYBIND11_MODULE(_dfmpc, module) {
   dfmpc::python::BindData(module);
   dfmpc::python::BindEnvs(module);
   dfmpc::python::BindPlanner(module);
+  dfmpc::python::BindRollout(module);
   dfmpc::python::BindTraining(module);
 }

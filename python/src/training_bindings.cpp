@@ -47,7 +47,7 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
                bool known_actions, double validation_fraction, double sensor_noise,
                const std::string& device, const std::string& prediction, int threads,
                const py::object& progress, const py::kwargs& options) {
-  training::WorldModelJob job;
+  pipelines::WorldModelJob job;
   job.data = data;
   job.out = out;
   job.tokenizer = tokenizer;
@@ -65,7 +65,7 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
   job.trainer.prediction = worldmodel::ParsePrediction(prediction);
   SetThreads(threads);
 
-  training::WorldModelCallbacks callbacks;
+  pipelines::WorldModelCallbacks callbacks;
   callbacks.on_progress = [&progress](const worldmodel::TrainProgress& p) {
     ReportProgress(progress, p.step, p.total_steps, p.loss, p.tokens_per_second);
   };
@@ -73,7 +73,7 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
   std::vector<worldmodel::TrainLogRow> log;
   {
     py::gil_scoped_release release;
-    log = training::TrainWorldModel(job, callbacks);
+    log = pipelines::TrainWorldModel(job, callbacks);
   }
   py::list rows;
   for (const worldmodel::TrainLogRow& row : log) {
@@ -92,7 +92,7 @@ py::dict TrainMlp(const std::vector<std::string>& data, const std::string& out, 
                   const std::string& tokenizer, double validation_fraction,
                   const std::string& device, int threads, const py::object& progress,
                   const py::kwargs& options) {
-  training::MlpJob job;
+  pipelines::MlpJob job;
   job.data = data;
   job.out = out;
   job.ensemble = ensemble;
@@ -104,14 +104,14 @@ py::dict TrainMlp(const std::vector<std::string>& data, const std::string& out, 
   SetKeywords(options, {trainer});
   job.trainer = trainer.cast<worldmodel::MlpTrainOptions>();
   SetThreads(threads);
-  training::MlpCallbacks callbacks;
+  pipelines::MlpCallbacks callbacks;
   callbacks.on_progress = [&progress](int member, int step, double loss) {
     ReportProgress(progress, member, step, loss);
   };
-  training::MlpResult result;
+  pipelines::MlpResult result;
   {
     py::gil_scoped_release release;
-    result = training::TrainMlp(job, callbacks);
+    result = pipelines::TrainMlp(job, callbacks);
   }
   py::dict out_dict;
   out_dict["untrained_loss"] = result.untrained_loss;

@@ -7,7 +7,7 @@
 #include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/video_model.h"
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 
 std::string OutputStem(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -64,4 +64,4 @@ std::vector<worldmodel::TrainLogRow> TrainWorldModel(WorldModelJob job,
   return trainer.log();
 }
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines

@@ -1,8 +1,8 @@
 // Training the one-step MLP dynamics baseline (one MLP or an ensemble) on
 // datasets, end to end, as `dfmpc train-mlp` and Python's dfmpc.train_mlp
 // run it.
-#ifndef DFMPC_EXAMPLES_TRAINING_TRAIN_MLP_H_
-#define DFMPC_EXAMPLES_TRAINING_TRAIN_MLP_H_
+#ifndef DFMPC_EXAMPLES_PIPELINES_TRAIN_MLP_H_
+#define DFMPC_EXAMPLES_PIPELINES_TRAIN_MLP_H_
 
 #include <functional>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 
 struct MlpJob {
   std::vector<std::string> data;  // dataset files of one task and control rate
@@ -43,6 +43,6 @@ struct MlpResult {
 // throw.
 MlpResult TrainMlp(const MlpJob& job, const MlpCallbacks& callbacks = {});
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines
 
-#endif  // DFMPC_EXAMPLES_TRAINING_TRAIN_MLP_H_
+#endif  // DFMPC_EXAMPLES_PIPELINES_TRAIN_MLP_H_

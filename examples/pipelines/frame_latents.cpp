@@ -8,7 +8,7 @@
 
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 namespace {
 
 constexpr int64_t kEncodeBatch = 256;
@@ -86,4 +86,4 @@ envs::Dataset LatentDataset(const envs::Dataset& dataset, const std::string& pat
   return out;
 }
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines

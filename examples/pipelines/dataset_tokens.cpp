@@ -8,7 +8,7 @@
 
 #include "frame_latents.h"
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 namespace {
 
 // Rows [first, first + count) of a row-major float matrix, copied.
@@ -96,4 +96,4 @@ worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split) {
   return normalizer;
 }
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines

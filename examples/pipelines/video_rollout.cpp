@@ -12,7 +12,7 @@
 #include "dfmpc/worldmodel/observation_chain.h"
 #include "dfmpc/worldmodel/tokens.h"
 
-namespace dfmpc::cli {
+namespace dfmpc::pipelines {
 namespace {
 
 constexpr int64_t kCodecBatch = 256;
@@ -40,7 +40,8 @@ std::string ShippedVideoModelPath(const std::string& task) {
 
 at::Tensor StackFrames(const std::vector<std::vector<std::uint8_t>>& frames, int width,
                        int height) {
-  at::Tensor stacked = at::empty({static_cast<int64_t>(frames.size()), height, width, 3}, at::kByte);
+  at::Tensor stacked =
+      at::empty({static_cast<int64_t>(frames.size()), height, width, 3}, at::kByte);
   for (std::size_t t = 0; t < frames.size(); ++t) {
     std::copy(frames[t].begin(), frames[t].end(),
               stacked[static_cast<int64_t>(t)].data_ptr<std::uint8_t>());
@@ -53,8 +54,8 @@ RealTrajectory EncodeTrajectory(worldmodel::VideoModel& model, const at::Tensor&
   c10::InferenceMode inference;
   RealTrajectory real;
   real.latents = EncodeFrames(*model.tokenizer.model, frames);
-  real.actions = at::from_blob(const_cast<float*>(actions.data()),
-                               {actions.rows(), actions.cols()}, at::kFloat)
+  real.actions = at::from_blob(const_cast<float*>(actions.data()), {actions.rows(), actions.cols()},
+                               at::kFloat)
                      .clone();
   return real;
 }
@@ -94,8 +95,8 @@ ModelPrediction PredictWithDiffusion(worldmodel::VideoModel& model, const RealTr
     const int64_t n = std::min<int64_t>(rollout_options.chunk, tokens.size(0) - t);
     const at::Tensor generated =
         rollout.Next(tokens.narrow(0, t, n).narrow(1, 0, layout.action_dim));
-    const at::Tensor z = world.normalizer.Denormalize(generated)
-                             .narrow(1, layout.observation_offset(), layout.observation_dim);
+    const at::Tensor z = world.normalizer.Denormalize(generated).narrow(
+        1, layout.observation_offset(), layout.observation_dim);
     frames.push_back(DecodeLatents(model, z));
     latents.push_back(z.cpu());
     prediction.generated.push_back(rollout.generated());
@@ -117,20 +118,18 @@ ModelPrediction PredictWithMlp(worldmodel::MlpCheckpoint& mlp, worldmodel::Video
   const int latent = model.tokenizer.info.config.latent_dim;
   if (mlp.info.task != model.world.info.task || layout.observation_dim != latent ||
       layout.action_dim != model.world.info.layout.action_dim) {
-    throw std::invalid_argument("the MLP (" + mlp.info.task + ", " +
-                                std::to_string(layout.observation_dim) +
-                                " observation features) is not for this video model's latents (" +
-                                model.world.info.task + ", " + std::to_string(latent) +
-                                "): train it with `dfmpc train-mlp --tokenizer`");
+    throw std::invalid_argument(
+        "the MLP (" + mlp.info.task + ", " + std::to_string(layout.observation_dim) +
+        " observation features) is not for this video model's latents (" + model.world.info.task +
+        ", " + std::to_string(latent) + "): train it with `dfmpc train-mlp --tokenizer`");
   }
   c10::InferenceMode inference;
   const auto start = std::chrono::steady_clock::now();
   const at::Tensor tokens = NormalizedTokens(layout, mlp.normalizer, real);
-  const at::Tensor predicted =
-      mlp.model->Rollout(tokens[context - 1].unsqueeze(0),
-                         tokens.narrow(0, context, tokens.size(0) - context)
-                             .narrow(1, 0, layout.action_dim)
-                             .unsqueeze(0));
+  const at::Tensor predicted = mlp.model->Rollout(
+      tokens[context - 1].unsqueeze(0), tokens.narrow(0, context, tokens.size(0) - context)
+                                            .narrow(1, 0, layout.action_dim)
+                                            .unsqueeze(0));
   ModelPrediction prediction;
   prediction.latents = mlp.normalizer.Denormalize(predicted[0])
                            .narrow(1, layout.observation_offset(), layout.observation_dim);
@@ -140,4 +139,4 @@ ModelPrediction PredictWithMlp(worldmodel::MlpCheckpoint& mlp, worldmodel::Video
   return prediction;
 }
 
-}  // namespace dfmpc::cli
+}  // namespace dfmpc::pipelines

@@ -8,7 +8,7 @@
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 
 MlpResult TrainMlp(const MlpJob& job, const MlpCallbacks& callbacks) {
   if (job.out.empty()) throw std::invalid_argument("train-mlp: no output file given");
@@ -69,4 +69,4 @@ MlpResult TrainMlp(const MlpJob& job, const MlpCallbacks& callbacks) {
   return result;
 }
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines

@@ -1,8 +1,8 @@
 // Training a world model on datasets, end to end: read the datasets, split
 // and normalize their episodes, train, and write the model file (and the
 // resume state). What `dfmpc train` and Python's dfmpc.train run.
-#ifndef DFMPC_EXAMPLES_TRAINING_TRAIN_WORLD_MODEL_H_
-#define DFMPC_EXAMPLES_TRAINING_TRAIN_WORLD_MODEL_H_
+#ifndef DFMPC_EXAMPLES_PIPELINES_TRAIN_WORLD_MODEL_H_
+#define DFMPC_EXAMPLES_PIPELINES_TRAIN_WORLD_MODEL_H_
 
 #include <functional>
 #include <string>
@@ -12,7 +12,7 @@
 #include "dfmpc/worldmodel/trainer.h"
 #include "dfmpc/worldmodel/transformer.h"
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 
 struct WorldModelJob {
   std::vector<std::string> data;  // dataset files of one task and control rate
@@ -47,6 +47,6 @@ std::string OutputStem(const std::string& path);
 std::vector<worldmodel::TrainLogRow> TrainWorldModel(WorldModelJob job,
                                                      const WorldModelCallbacks& callbacks = {});
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines
 
-#endif  // DFMPC_EXAMPLES_TRAINING_TRAIN_WORLD_MODEL_H_
+#endif  // DFMPC_EXAMPLES_PIPELINES_TRAIN_WORLD_MODEL_H_

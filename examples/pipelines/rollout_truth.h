@@ -1,8 +1,8 @@
 // The real side of a video rollout: a ground-truth trajectory of frames and
 // the actions between them, from a policy run in the simulator, actions
 // replayed in it from a CSV file, or an episode of a dataset with frames.
-#ifndef DFMPC_EXAMPLES_CLI_ROLLOUT_TRUTH_H_
-#define DFMPC_EXAMPLES_CLI_ROLLOUT_TRUTH_H_
+#ifndef DFMPC_EXAMPLES_PIPELINES_ROLLOUT_TRUTH_H_
+#define DFMPC_EXAMPLES_PIPELINES_ROLLOUT_TRUTH_H_
 
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "dfmpc/envs/dataset.h"
 
-namespace dfmpc::cli {
+namespace dfmpc::pipelines {
 
 struct TruthTrajectory {
   std::vector<std::vector<std::uint8_t>> frames;  // f_0 .. f_{T-1}
@@ -39,6 +39,6 @@ TruthTrajectory MakeTruth(const TruthRequest& request);
 // What --actions accepts, for help texts.
 std::string ActionSourceHelp();
 
-}  // namespace dfmpc::cli
+}  // namespace dfmpc::pipelines
 
-#endif  // DFMPC_EXAMPLES_CLI_ROLLOUT_TRUTH_H_
+#endif  // DFMPC_EXAMPLES_PIPELINES_ROLLOUT_TRUTH_H_

@@ -1,6 +1,6 @@
 // Bridges envs datasets and world-model tokens.
-#ifndef DFMPC_EXAMPLES_TRAINING_DATASET_TOKENS_H_
-#define DFMPC_EXAMPLES_TRAINING_DATASET_TOKENS_H_
+#ifndef DFMPC_EXAMPLES_PIPELINES_DATASET_TOKENS_H_
+#define DFMPC_EXAMPLES_PIPELINES_DATASET_TOKENS_H_
 
 #include <ATen/core/Tensor.h>
 
@@ -14,7 +14,7 @@ namespace dfmpc::worldmodel {
 class FrameAutoencoderImpl;
 }  // namespace dfmpc::worldmodel
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 
 // The token layout of a dataset's task: [a_{t-1}, o_t] and, with
 // `observation_deltas`, o_t - o_{t-1}.
@@ -61,6 +61,6 @@ TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observ
 // in place with it.
 worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split);
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines
 
-#endif  // DFMPC_EXAMPLES_TRAINING_DATASET_TOKENS_H_
+#endif  // DFMPC_EXAMPLES_PIPELINES_DATASET_TOKENS_H_

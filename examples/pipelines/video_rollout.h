@@ -1,8 +1,8 @@
 // The model side of `dfmpc rollout`: a video model's open-loop prediction of
 // the frames after a real context, on the real actions, and the one-step
 // latent MLP baseline's, both as latents and as decoded frames.
-#ifndef DFMPC_EXAMPLES_CLI_VIDEO_ROLLOUT_H_
-#define DFMPC_EXAMPLES_CLI_VIDEO_ROLLOUT_H_
+#ifndef DFMPC_EXAMPLES_PIPELINES_VIDEO_ROLLOUT_H_
+#define DFMPC_EXAMPLES_PIPELINES_VIDEO_ROLLOUT_H_
 
 #include <ATen/core/Tensor.h>
 
@@ -16,14 +16,13 @@
 #include "dfmpc/worldmodel/open_loop_rollout.h"
 #include "dfmpc/worldmodel/video_model.h"
 
-namespace dfmpc::cli {
+namespace dfmpc::pipelines {
 
 // examples/models/TASK_video.pt.
 std::string ShippedVideoModelPath(const std::string& task);
 
 // uint8 frames [T, H, W, 3] as one tensor (copied).
-at::Tensor StackFrames(const std::vector<std::vector<std::uint8_t>>& frames, int width,
-                       int height);
+at::Tensor StackFrames(const std::vector<std::vector<std::uint8_t>>& frames, int width, int height);
 
 // The real trajectory in the model's terms.
 struct RealTrajectory {
@@ -35,8 +34,8 @@ RealTrajectory EncodeTrajectory(worldmodel::VideoModel& model, const at::Tensor&
                                 const envs::RowMatrixXf& actions);
 
 struct ModelPrediction {
-  at::Tensor latents;  // [H, latent]
-  at::Tensor frames;   // uint8 [H, height, width, 3]
+  at::Tensor latents;    // [H, latent]
+  at::Tensor frames;     // uint8 [H, height, width, 3]
   double seconds = 0.0;  // generation and decoding, wall time
   // The rollout's kept state after each chunk: bytes and history tokens.
   std::vector<int64_t> generated, state_bytes;
@@ -59,6 +58,6 @@ ModelPrediction PredictWithMlp(worldmodel::MlpCheckpoint& mlp, worldmodel::Video
 // Decoded frames of latents [N, latent], in batches.
 at::Tensor DecodeLatents(worldmodel::VideoModel& model, const at::Tensor& latents);
 
-}  // namespace dfmpc::cli
+}  // namespace dfmpc::pipelines
 
-#endif  // DFMPC_EXAMPLES_CLI_VIDEO_ROLLOUT_H_
+#endif  // DFMPC_EXAMPLES_PIPELINES_VIDEO_ROLLOUT_H_

@@ -1,7 +1,7 @@
 // Datasets of frames seen through a frame tokenizer: the bridge that lets
 // every state-model tool (train, train-mlp) train on latents instead.
-#ifndef DFMPC_EXAMPLES_TRAINING_FRAME_LATENTS_H_
-#define DFMPC_EXAMPLES_TRAINING_FRAME_LATENTS_H_
+#ifndef DFMPC_EXAMPLES_PIPELINES_FRAME_LATENTS_H_
+#define DFMPC_EXAMPLES_PIPELINES_FRAME_LATENTS_H_
 
 #include <ATen/core/Tensor.h>
 
@@ -13,7 +13,7 @@ namespace dfmpc::worldmodel {
 class FrameAutoencoderImpl;
 }  // namespace dfmpc::worldmodel
 
-namespace dfmpc::training {
+namespace dfmpc::pipelines {
 
 // Throws std::invalid_argument naming `path` when `dataset` has no frames or
 // frames of another size than the tokenizer's.
@@ -33,6 +33,6 @@ at::Tensor EncodeDatasetFrames(const envs::Dataset& dataset, int64_t first, int6
 envs::Dataset LatentDataset(const envs::Dataset& dataset, const std::string& path,
                             worldmodel::FrameAutoencoderImpl& tokenizer);
 
-}  // namespace dfmpc::training
+}  // namespace dfmpc::pipelines
 
-#endif  // DFMPC_EXAMPLES_TRAINING_FRAME_LATENTS_H_
+#endif  // DFMPC_EXAMPLES_PIPELINES_FRAME_LATENTS_H_

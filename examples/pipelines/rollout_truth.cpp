@@ -13,7 +13,7 @@
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
 
-namespace dfmpc::cli {
+namespace dfmpc::pipelines {
 namespace {
 
 bool EndsWith(const std::string& text, const std::string& suffix) {
@@ -49,21 +49,21 @@ envs::RowMatrixXf ReadActionCsv(const std::string& path, int action_size, int ro
     if (line.empty() || line == "\r") continue;
     if (!ParseNumbers(line, values)) {
       if (line_number == 1) continue;  // a header
-      throw std::invalid_argument("action file '" + path + "' line " +
-                                  std::to_string(line_number) + ": not a row of finite numbers");
+      throw std::invalid_argument("action file '" + path + "' line " + std::to_string(line_number) +
+                                  ": not a row of finite numbers");
     }
     if (static_cast<int>(values.size()) != action_size) {
-      throw std::invalid_argument("action file '" + path + "' line " +
-                                  std::to_string(line_number) + " has " +
-                                  std::to_string(values.size()) + " columns; the task's actions have " +
+      throw std::invalid_argument("action file '" + path + "' line " + std::to_string(line_number) +
+                                  " has " + std::to_string(values.size()) +
+                                  " columns; the task's actions have " +
                                   std::to_string(action_size));
     }
     rows.push_back(values);
   }
   if (static_cast<int>(rows.size()) < rows_needed) {
-    throw std::invalid_argument("action file '" + path + "' has " + std::to_string(rows.size()) +
-                                " rows; --context + --horizon - 1 = " +
-                                std::to_string(rows_needed) + " are needed");
+    throw std::invalid_argument(
+        "action file '" + path + "' has " + std::to_string(rows.size()) +
+        " rows; --context + --horizon - 1 = " + std::to_string(rows_needed) + " are needed");
   }
   envs::RowMatrixXf actions(rows_needed, action_size);
   for (int r = 0; r < rows_needed; ++r) {
@@ -127,8 +127,8 @@ TruthTrajectory FromDataset(const TruthRequest& request) {
   if (info.task != request.task || info.action_repeat != request.action_repeat) {
     throw std::invalid_argument(name + " is " + info.task + " at " +
                                 std::to_string(info.action_repeat) +
-                                " physics step(s) per control step; the model is " +
-                                request.task + " at " + std::to_string(request.action_repeat));
+                                " physics step(s) per control step; the model is " + request.task +
+                                " at " + std::to_string(request.action_repeat));
   }
   if (info.frame_width == 0) {
     throw std::invalid_argument(name + " has no frames (collect it with --frames)");
@@ -185,4 +185,4 @@ std::string ActionSourceHelp() {
          "a dataset with frames)";
 }
 
-}  // namespace dfmpc::cli
+}  // namespace dfmpc::pipelines
