@@ -27,7 +27,7 @@ namespace dfmpc::cli {
 namespace {
 
 struct ControlOptions {
-  std::string task = "pendulum_swingup";
+  std::string task;  // empty: the model's, else pendulum_swingup
   std::string policy = "dfmpc";
   PlannerFlags planner;
   MlpMppiFlags mppi;
@@ -73,6 +73,8 @@ void RunControl(ControlOptions o) {
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
+  if (o.task.empty()) o.task = NamedModelTask(o.policy, o.planner, o.mppi);
+  if (o.task.empty()) o.task = "pendulum_swingup";
   envs::EnvOptions env_options;
   env_options.perturbation = PerturbationFromFlags(o.perturbation);
   auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
@@ -137,9 +139,10 @@ void AddControlCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("control",
                                      "Run the planner (or its MLP-MPPI peer) in closed loop for "
                                      "one episode, next to a random policy");
-  cmd->add_option("--task", options->task, "task name")
-      ->check(CLI::IsMember(envs::TaskNames()))
-      ->capture_default_str();
+  cmd->add_option("--task", options->task,
+                  "task name (default: the task of --model or --mlp-model, else "
+                  "pendulum_swingup)")
+      ->check(CLI::IsMember(envs::TaskNames()));
   cmd->add_option("--policy", options->policy,
                   "dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")
       ->check(CLI::IsMember(ModelPolicyNames()))

@@ -96,7 +96,14 @@ void AppendToSummary(const EvalOptions& o, const envs::Env& env,
   std::fprintf(stderr, "appended a row to %s\n", o.summary.c_str());
 }
 
-void RunEval(const EvalOptions& o) {
+void RunEval(EvalOptions o) {
+  if (o.task.empty() && IsModelPolicy(o.policy)) {
+    o.task = NamedModelTask(o.policy, o.planner, o.mppi);
+  }
+  if (o.task.empty()) {
+    throw std::invalid_argument("--task is required (policy " + o.policy +
+                                " without a model file to take it from)");
+  }
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
   if (o.action_repeat < 0) throw std::invalid_argument("--action-repeat must be >= 0");
   if (!o.summary.empty()) CheckSummaryAppendable(o.summary, Label(o));
@@ -164,8 +171,9 @@ void RunEval(const EvalOptions& o) {
 void AddEvalCommand(CLI::App& app) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate a policy's returns on a task");
-  cmd->add_option("--task", options->task, "task name")
-      ->required()
+  cmd->add_option("--task", options->task,
+                  "task name (default for dfmpc and mlp-mppi: the task of --model or "
+                  "--mlp-model)")
       ->check(CLI::IsMember(envs::TaskNames()));
   cmd->add_option("--policy", options->policy,
                   "random, oracle, mixed, dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")

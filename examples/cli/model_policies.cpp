@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/mlp_ensemble.h"
+
 namespace dfmpc::cli {
 
 void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags) {
@@ -24,6 +27,17 @@ void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags) {
 }
 
 std::vector<std::string> ModelPolicyNames() { return {"dfmpc", "mlp-mppi"}; }
+
+std::string NamedModelTask(const std::string& name, const PlannerFlags& planner,
+                           const MlpMppiFlags& mppi) {
+  if (name == "dfmpc" && !planner.model.empty()) {
+    return worldmodel::LoadCheckpoint(planner.model).info.task;
+  }
+  if (name == "mlp-mppi" && !mppi.model.empty()) {
+    return worldmodel::LoadMlpEnsemble(mppi.model).info.model.task;
+  }
+  return "";
+}
 
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
                                              const MlpMppiFlags& mppi, const std::string& task) {

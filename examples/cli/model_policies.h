@@ -29,6 +29,12 @@ void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags);
 // "dfmpc" and "mlp-mppi".
 std::vector<std::string> ModelPolicyNames();
 
+// The task of the model file the flags name for policy `name` (the world
+// model's for dfmpc, the ensemble's for mlp-mppi): "" when they name none.
+// Throws what loading the file throws.
+std::string NamedModelTask(const std::string& name, const PlannerFlags& planner,
+                           const MlpMppiFlags& mppi);
+
 // The policy `name` for `task`; throws std::invalid_argument for another name.
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
                                              const MlpMppiFlags& mppi, const std::string& task);
