@@ -156,7 +156,6 @@ class AsyncPlanner::Impl {
       const bool reset = reset_requested_;
       if (reset) abort_ = false;  // the reset itself must run
       work_items_.swap(inbox_);
-      lock.unlock();
       PublishedPlan plan;
       bool planned = false, late = false;
       std::exception_ptr error;
@@ -165,10 +164,13 @@ class AsyncPlanner::Impl {
       // try: an exception escaping this thread would terminate the process.
       try {
         if (reset) {
-          // Read unlocked: the control thread waits in Reset meanwhile.
-          planner_->Reset(reset_observation_);
+          // Copied under the lock: another Reset may write it meanwhile.
+          const Eigen::VectorXd observation = reset_observation_;
+          lock.unlock();
+          planner_->Reset(observation);
           planned = true;
         } else {
+          lock.unlock();
           for (const Observed& item : work_items_) planner_->Observe(item.observation, item.action);
           planned = planner_->Optimize(Deadline(work_items_.back().arrived));
           late = !planned && planner_->last_step().deferred;
@@ -182,7 +184,7 @@ class AsyncPlanner::Impl {
         message = ErrorMessage(error);
       }
       work_items_.clear();
-      lock.lock();
+      if (!lock.owns_lock()) lock.lock();  // still held when the copy failed
       if (reset) {
         reset_requested_ = false;
         reset_error_ = error;

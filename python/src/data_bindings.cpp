@@ -139,6 +139,7 @@ void WriteDataset(const std::string& path, const py::list& episodes, const std::
   if (!(control_timestep > 0.0)) {
     throw py::value_error("write_dataset: control_timestep must be positive seconds");
   }
+  if (!py::isinstance<py::dict>(episodes[0])) throw py::value_error("episode 0 must be a dict");
   const py::dict first = episodes[0].cast<py::dict>();
   if (!first.contains("observations") || !first.contains("actions")) {
     throw py::value_error("episode 0 needs 'observations' and 'actions'");

@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/perturbation.h"
+#include "guarded.h"
 
 namespace py = pybind11;
 
@@ -21,56 +22,58 @@ namespace {
 // One episode after another of a task; reset(seed=None) continues the seed
 // sequence (0, 1, 2, ... from the last seed given), as gymnasium's does
 // with its own generator.
-class PyEnv {
- public:
-  explicit PyEnv(std::unique_ptr<envs::Env> env) : env_(std::move(env)) {}
-
-  py::tuple Reset(std::optional<std::uint64_t> seed) {
-    next_seed_ = seed.value_or(next_seed_);
-    const Eigen::VectorXd observation = env_->Reset(next_seed_);
-    py::dict info;
-    info["seed"] = next_seed_++;
-    AddSuccess(info);
-    return py::make_tuple(ToNumpy(observation), info);
-  }
-
-  py::tuple Step(const py::handle& action) {
-    const Eigen::VectorXd checked = ToVector(action, env_->action_spec().size(), "action");
-    envs::StepResult result;
-    {
-      py::gil_scoped_release release;
-      result = env_->Step(checked);
-    }
-    py::dict info;
-    info["step"] = env_->step_count();
-    AddSuccess(info);
-    return py::make_tuple(ToNumpy(result.observation), result.reward, result.terminated,
-                          result.truncated, info);
-  }
-
-  py::array_t<std::uint8_t> Render(int width, int height) {
-    if (width < 1 || height < 1 || width > 4096 || height > 4096) {
-      throw py::value_error("render: width and height must be in [1, 4096], got " +
-                            std::to_string(width) + " x " + std::to_string(height));
-    }
-    std::vector<std::uint8_t> rgb;
-    {
-      py::gil_scoped_release release;
-      rgb = env_->Render(width, height);
-    }
-    return ImageToNumpy(rgb, width, height);
-  }
-
-  envs::Env& env() { return *env_; }
-
- private:
-  void AddSuccess(py::dict& info) const {
-    if (env_->has_success_metric()) info["is_success"] = env_->IsSuccess();
-  }
-
-  std::unique_ptr<envs::Env> env_;
-  std::uint64_t next_seed_ = 0;
+struct Episodes {
+  std::unique_ptr<envs::Env> env;
+  std::uint64_t next_seed = 0;
 };
+using PyEnv = Guarded<Episodes>;
+
+// Adds is_success where the task defines success. Under the env's turn.
+void AddSuccess(const envs::Env& env, py::dict& info) {
+  if (env.has_success_metric()) info["is_success"] = env.IsSuccess();
+}
+
+py::tuple Reset(PyEnv& self, std::optional<std::uint64_t> seed) {
+  std::uint64_t used = 0;
+  const Eigen::VectorXd observation = self.Released([&](Episodes& e) {
+    used = seed.value_or(e.next_seed);
+    e.next_seed = used + 1;
+    return e.env->Reset(used);
+  });
+  py::dict info;
+  info["seed"] = used;
+  self.Held([&](Episodes& e) { AddSuccess(*e.env, info); });
+  return py::make_tuple(ToNumpy(observation), info);
+}
+
+py::tuple Step(PyEnv& self, const py::handle& action) {
+  const int size = self.Held([](Episodes& e) { return e.env->action_spec().size(); });
+  const Eigen::VectorXd checked = ToVector(action, size, "action");
+  const envs::StepResult result = self.Released([&](Episodes& e) { return e.env->Step(checked); });
+  py::dict info;
+  self.Held([&](Episodes& e) {
+    info["step"] = e.env->step_count();
+    AddSuccess(*e.env, info);
+  });
+  return py::make_tuple(ToNumpy(result.observation), result.reward, result.terminated,
+                        result.truncated, info);
+}
+
+py::array_t<std::uint8_t> Render(PyEnv& self, int width, int height) {
+  if (width < 1 || height < 1 || width > 4096 || height > 4096) {
+    throw py::value_error("render: width and height must be in [1, 4096], got " +
+                          std::to_string(width) + " x " + std::to_string(height));
+  }
+  const std::vector<std::uint8_t> rgb =
+      self.Released([&](Episodes& e) { return e.env->Render(width, height); });
+  return ImageToNumpy(rgb, width, height);
+}
+
+// A property of the environment, read under its turn.
+template <typename Read>
+auto EnvProperty(Read read) {
+  return [read](PyEnv& self) { return self.Held([&](Episodes& e) { return read(*e.env); }); };
+}
 
 // The text form of keyword perturbations: a number is a fixed value, a
 // (low, high) pair a range drawn per episode.
@@ -85,9 +88,13 @@ std::string PerturbationText(const py::kwargs& perturbations) {
     const std::string name = py::str(key);
     std::string range;
     if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
-      const auto bounds = value.cast<std::vector<double>>();
+      std::vector<double> bounds;
+      try {
+        bounds = value.cast<std::vector<double>>();
+      } catch (const py::cast_error&) {
+      }
       if (bounds.size() != 2) {
-        throw py::value_error("perturbation " + name + ": a range is (low, high)");
+        throw py::value_error("perturbation " + name + ": a range is (low, high) numbers");
       }
       range = number(bounds[0]) + ":" + number(bounds[1]);
     } else {
@@ -107,30 +114,37 @@ std::string PerturbationText(const py::kwargs& perturbations) {
 void BindEnvs(py::module_& module) {
   module.def("task_names", &envs::TaskNames, "The built-in task names.");
   py::class_<PyEnv>(module, "Env", "A MuJoCo task with gymnasium's reset/step/render conventions.")
-      .def("reset", &PyEnv::Reset, py::arg("seed") = py::none(),
+      .def("reset", &Reset, py::arg("seed") = py::none(),
            "Starts an episode; returns (observation, info).")
-      .def("step", &PyEnv::Step, py::arg("action"),
+      .def("step", &Step, py::arg("action"),
            "Applies an action for one control step; returns (observation, reward, "
            "terminated, truncated, info).")
-      .def("render", &PyEnv::Render, py::arg("width") = 320, py::arg("height") = 240,
+      .def("render", &Render, py::arg("width") = 320, py::arg("height") = 240,
            "The current state from the task's camera: a [height, width, 3] uint8 array.")
-      .def_property_readonly("name", [](PyEnv& e) { return e.env().name(); })
-      .def_property_readonly("observation_low",
-                             [](PyEnv& e) { return ToNumpy(e.env().observation_spec().lower); })
-      .def_property_readonly("observation_high",
-                             [](PyEnv& e) { return ToNumpy(e.env().observation_spec().upper); })
-      .def_property_readonly("action_low",
-                             [](PyEnv& e) { return ToNumpy(e.env().action_spec().lower); })
-      .def_property_readonly("action_high",
-                             [](PyEnv& e) { return ToNumpy(e.env().action_spec().upper); })
-      .def_property_readonly("action_repeat", [](PyEnv& e) { return e.env().action_repeat(); })
-      .def_property_readonly("episode_length", [](PyEnv& e) { return e.env().episode_length(); })
+      .def_property_readonly("name", EnvProperty([](const envs::Env& e) { return e.name(); }))
+      .def_property_readonly("observation_low", EnvProperty([](const envs::Env& e) {
+                               return ToNumpy(e.observation_spec().lower);
+                             }))
+      .def_property_readonly("observation_high", EnvProperty([](const envs::Env& e) {
+                               return ToNumpy(e.observation_spec().upper);
+                             }))
+      .def_property_readonly("action_low", EnvProperty([](const envs::Env& e) {
+                               return ToNumpy(e.action_spec().lower);
+                             }))
+      .def_property_readonly("action_high", EnvProperty([](const envs::Env& e) {
+                               return ToNumpy(e.action_spec().upper);
+                             }))
+      .def_property_readonly("action_repeat",
+                             EnvProperty([](const envs::Env& e) { return e.action_repeat(); }))
+      .def_property_readonly("episode_length",
+                             EnvProperty([](const envs::Env& e) { return e.episode_length(); }))
       .def_property_readonly("control_timestep",
-                             [](PyEnv& e) { return e.env().control_timestep(); })
-      .def_property_readonly("step_count", [](PyEnv& e) { return e.env().step_count(); })
-      .def_property_readonly("perturbation", [](PyEnv& e) {
-        return envs::FormatPerturbation(e.env().perturbation());
-      });
+                             EnvProperty([](const envs::Env& e) { return e.control_timestep(); }))
+      .def_property_readonly("step_count",
+                             EnvProperty([](const envs::Env& e) { return e.step_count(); }))
+      .def_property_readonly("perturbation", EnvProperty([](const envs::Env& e) {
+                               return envs::FormatPerturbation(e.perturbation());
+                             }));
   module.def(
       "make_env",
       [](const std::string& task, int action_repeat, int episode_physics_steps,
@@ -139,7 +153,8 @@ void BindEnvs(py::module_& module) {
         options.action_repeat = action_repeat;
         options.episode_physics_steps = episode_physics_steps;
         options.perturbation = envs::ParsePerturbation(PerturbationText(perturbations));
-        return PyEnv(envs::MakeEnv(task, options));
+        return std::make_unique<PyEnv>(
+            std::make_unique<Episodes>(Episodes{envs::MakeEnv(task, options), 0}), "");
       },
       py::arg("task"), py::arg("action_repeat") = 1,
       py::arg("episode_physics_steps") = envs::kEpisodePhysicsSteps,

@@ -16,6 +16,7 @@
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
+#include "guarded.h"
 
 namespace py = pybind11;
 
@@ -44,44 +45,32 @@ PlannerOptions WithKeywords(PlannerOptions options, const py::kwargs& keywords) 
 }
 
 // A Planner the Python object owns until it hands it to an AsyncPlanner.
-class PyPlanner {
- public:
-  explicit PyPlanner(std::unique_ptr<Planner> planner) : planner_(std::move(planner)) {}
+using PyPlanner = Guarded<Planner>;
+using PyAsyncPlanner = Guarded<AsyncPlanner>;
 
-  static PyPlanner FromFile(const std::string& model, const std::string& task,
-                            const py::kwargs& keywords) {
-    // The device decides where the model loads, so it is read first.
-    const PlannerOptions given = WithKeywords(PlannerOptions(), keywords);
-    const c10::Device device = worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
-    worldmodel::Checkpoint checkpoint;
-    {
-      py::gil_scoped_release release;
-      checkpoint = worldmodel::LoadCheckpoint(model, {task, 0}, device);
-    }
-    const std::string& model_task = checkpoint.info.task;
-    const PlannerOptions options = WithKeywords(planner::TunedPlannerOptions(model_task), keywords);
-    return PyPlanner(
-        std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(model_task), options));
+std::unique_ptr<PyPlanner> PlannerFromFile(const std::string& model, const std::string& task,
+                                           const py::kwargs& keywords) {
+  // The device decides where the model loads, so it is read first.
+  const PlannerOptions given = WithKeywords(PlannerOptions(), keywords);
+  const c10::Device device = worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
+  worldmodel::Checkpoint checkpoint;
+  {
+    py::gil_scoped_release release;
+    checkpoint = worldmodel::LoadCheckpoint(model, {task, 0}, device);
   }
+  const std::string& model_task = checkpoint.info.task;
+  const PlannerOptions options = WithKeywords(planner::TunedPlannerOptions(model_task), keywords);
+  return std::make_unique<PyPlanner>(
+      std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(model_task), options),
+      "this Planner was handed to an AsyncPlanner and cannot be used");
+}
 
-  Planner& get() const {
-    if (!planner_) {
-      throw py::value_error("this Planner was handed to an AsyncPlanner and cannot be used");
-    }
-    return *planner_;
-  }
-  std::unique_ptr<Planner> Release() {
-    get();
-    return std::move(planner_);
-  }
-
-  Eigen::VectorXd Observation(const py::handle& values) const {
-    return ToVector(values, get().observation_dim(), "observation");
-  }
-
- private:
-  std::unique_ptr<Planner> planner_;
-};
+// An observation for `planner` (its size), checked.
+template <typename P>
+Eigen::VectorXd Observation(Guarded<P>& planner, const py::handle& values) {
+  const int size = planner.Held([](P& p) { return p.observation_dim(); });
+  return ToVector(values, size, "observation");
+}
 
 std::chrono::microseconds Microseconds(double seconds, const char* name) {
   if (!(seconds >= 0.0 && seconds <= 3600.0)) {
@@ -162,107 +151,116 @@ void BindPlanner(py::module_& module) {
   BindOptions(module);
   BindStats(module);
   py::class_<PyPlanner>(module, "Planner", "Plans actions with a world model (planner.h).")
-      .def_static("from_file", &PyPlanner::FromFile, py::arg("model"), py::arg("task") = "",
+      .def_static("from_file", &PlannerFromFile, py::arg("model"), py::arg("task") = "",
                   "Loads a model file with its task's cost and tuned options; keywords override "
                   "options (PlannerOptions). A task name, when given, must be the model's.")
       .def(
           "reset",
           [](PyPlanner& self, const py::handle& observation) {
-            const Eigen::VectorXd checked = self.Observation(observation);
-            py::gil_scoped_release release;
-            self.get().Reset(checked);
+            const Eigen::VectorXd checked = Observation(self, observation);
+            self.Released([&](Planner& p) { p.Reset(checked); });
           },
           py::arg("observation"), "Starts an episode (plans from noise: K model calls).")
       .def(
           "act",
           [](PyPlanner& self, const py::handle& observation) {
-            const Eigen::VectorXd checked = self.Observation(observation);
-            Eigen::VectorXd action;
-            {
-              py::gil_scoped_release release;
-              action = self.get().Act(checked);
-            }
-            return ToNumpy(action);
+            const Eigen::VectorXd checked = Observation(self, observation);
+            return ToNumpy(self.Released([&](Planner& p) { return p.Act(checked); }));
           },
           py::arg("observation"), "Observe, optimize and return the action to apply now.")
       .def(
           "observe",
           [](PyPlanner& self, const py::handle& observation, const py::object& action) {
-            const Eigen::VectorXd checked = self.Observation(observation);
+            const Eigen::VectorXd checked = Observation(self, observation);
             if (action.is_none()) {
-              self.get().Observe(checked);
-            } else {
-              self.get().Observe(checked, ToVector(action, self.get().action_dim(), "action"));
+              self.Held([&](Planner& p) { p.Observe(checked); });
+              return;
             }
+            const int size = self.Held([](Planner& p) { return p.action_dim(); });
+            const Eigen::VectorXd applied = ToVector(action, size, "action");
+            self.Held([&](Planner& p) { p.Observe(checked, applied); });
           },
           py::arg("observation"), py::arg("action") = py::none(),
           "Queues an observation and the action that led to it (default: the planner's).")
       .def(
           "optimize",
           [](PyPlanner& self, std::optional<double> deadline_s) {
-            Planner& planner = self.get();
             const Clock::time_point deadline =
                 deadline_s ? Clock::now() + Microseconds(*deadline_s, "deadline_s")
                            : Clock::time_point::max();
-            py::gil_scoped_release release;
-            return planner.Optimize(deadline);
+            return self.Released([&](Planner& p) { return p.Optimize(deadline); });
           },
           py::arg("deadline_s") = py::none(),
           "Moves the plan to the newest observation, within deadline_s seconds from now when "
           "given; False when the deadline left no time (the step is deferred).")
       .def(
-          "action", [](const PyPlanner& self) { return ToNumpy(self.get().Action()); },
+          "action",
+          [](PyPlanner& self) { return ToNumpy(self.Held([](Planner& p) { return p.Action(); })); },
           "The action for the newest observed step.")
-      .def_property_readonly("plan", [](const PyPlanner& self) { return self.get().plan(); })
-      .def_property_readonly("stats", [](const PyPlanner& self) { return self.get().last_step(); })
-      .def_property_readonly("options", [](const PyPlanner& self) { return self.get().options(); })
-      .def_property_readonly("task", [](const PyPlanner& self) { return self.get().task(); })
-      .def_property_readonly("observation_dim",
-                             [](const PyPlanner& self) { return self.get().observation_dim(); })
-      .def_property_readonly("action_dim",
-                             [](const PyPlanner& self) { return self.get().action_dim(); })
-      .def_property_readonly("action_repeat",
-                             [](const PyPlanner& self) { return self.get().action_repeat(); })
-      .def_property_readonly("steps", [](const PyPlanner& self) { return self.get().steps(); });
+      .def_property_readonly(
+          "plan", [](PyPlanner& self) { return self.Held([](Planner& p) { return p.plan(); }); })
+      .def_property_readonly(
+          "stats",
+          [](PyPlanner& self) { return self.Held([](Planner& p) { return p.last_step(); }); })
+      .def_property_readonly(
+          "options",
+          [](PyPlanner& self) { return self.Held([](Planner& p) { return p.options(); }); })
+      .def_property_readonly(
+          "task", [](PyPlanner& self) { return self.Held([](Planner& p) { return p.task(); }); })
+      .def_property_readonly(
+          "observation_dim",
+          [](PyPlanner& self) { return self.Held([](Planner& p) { return p.observation_dim(); }); })
+      .def_property_readonly(
+          "action_dim",
+          [](PyPlanner& self) { return self.Held([](Planner& p) { return p.action_dim(); }); })
+      .def_property_readonly(
+          "action_repeat",
+          [](PyPlanner& self) { return self.Held([](Planner& p) { return p.action_repeat(); }); })
+      .def_property_readonly(
+          "steps", [](PyPlanner& self) { return self.Held([](Planner& p) { return p.steps(); }); });
 
-  py::class_<AsyncPlanner>(module, "AsyncPlanner",
-                           "A Planner on a planning thread of its own (async_planner.h).")
+  py::class_<PyAsyncPlanner>(module, "AsyncPlanner",
+                             "A Planner on a planning thread of its own (async_planner.h).")
       .def(py::init([](PyPlanner& planner, double max_wait_s, double period_s, double margin_s) {
              planner::AsyncPlannerOptions options;
              options.max_wait = Microseconds(max_wait_s, "max_wait_s");
              options.period = Microseconds(period_s, "period_s");
              options.margin = Microseconds(margin_s, "margin_s");
-             return std::make_unique<AsyncPlanner>(planner.Release(), options);
+             return std::make_unique<PyAsyncPlanner>(
+                 std::make_unique<AsyncPlanner>(planner.Take(), options), "");
            }),
            py::arg("planner"), py::arg("max_wait_s") = 0.01, py::arg("period_s") = 0.0,
            py::arg("margin_s") = 0.0005,
            "Takes the planner over; Step waits at most max_wait_s for a fresh plan.")
       .def(
           "reset",
-          [](AsyncPlanner& self, const py::handle& observation) {
-            const Eigen::VectorXd checked =
-                ToVector(observation, self.observation_dim(), "observation");
-            py::gil_scoped_release release;
-            self.Reset(checked);
+          [](PyAsyncPlanner& self, const py::handle& observation) {
+            const Eigen::VectorXd checked = Observation(self, observation);
+            self.Released([&](AsyncPlanner& a) { a.Reset(checked); });
           },
           py::arg("observation"))
       .def(
           "step",
-          [](AsyncPlanner& self, const py::handle& observation) {
-            const Eigen::VectorXd checked =
-                ToVector(observation, self.observation_dim(), "observation");
-            Eigen::VectorXd action;
-            {
-              py::gil_scoped_release release;
-              action = self.Step(checked);
-            }
-            return ToNumpy(action);
+          [](PyAsyncPlanner& self, const py::handle& observation) {
+            const Eigen::VectorXd checked = Observation(self, observation);
+            return ToNumpy(self.Released([&](AsyncPlanner& a) { return a.Step(checked); }));
           },
           py::arg("observation"), "One control step: the action to apply now.")
-      .def_property_readonly("stats", &AsyncPlanner::stats)
-      .def_property_readonly("observation_dim", &AsyncPlanner::observation_dim)
-      .def_property_readonly("action_dim", &AsyncPlanner::action_dim)
-      .def_property_readonly("action_repeat", &AsyncPlanner::action_repeat);
+      .def_property_readonly(
+          "stats",
+          [](PyAsyncPlanner& self) { return self.Held([](AsyncPlanner& a) { return a.stats(); }); })
+      .def_property_readonly(
+          "observation_dim",
+          [](PyAsyncPlanner& self) {
+            return self.Held([](AsyncPlanner& a) { return a.observation_dim(); });
+          })
+      .def_property_readonly("action_dim",
+                             [](PyAsyncPlanner& self) {
+                               return self.Held([](AsyncPlanner& a) { return a.action_dim(); });
+                             })
+      .def_property_readonly("action_repeat", [](PyAsyncPlanner& self) {
+        return self.Held([](AsyncPlanner& a) { return a.action_repeat(); });
+      });
 }
 
 }  // namespace dfmpc::python

@@ -9,13 +9,19 @@
 
 namespace dfmpc::python {
 
-// Takes the GIL, turns a pending Ctrl-C into an exception (which stops the
-// loop like any Python call), then calls `progress` unless it is None; an
-// exception it raises propagates as itself.
+// Takes the GIL and turns a pending Ctrl-C into an exception, which stops
+// the loop like any Python call.
+inline void StopOnInterrupt() {
+  pybind11::gil_scoped_acquire acquire;
+  if (PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+}
+
+// StopOnInterrupt, then calls `progress` (with the GIL) unless it is None;
+// an exception it raises propagates as itself.
 template <typename... Args>
 void ReportProgress(const pybind11::object& progress, Args&&... args) {
   pybind11::gil_scoped_acquire acquire;
-  if (PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+  StopOnInterrupt();  // acquiring again while holding the GIL is a no-op
   if (!progress.is_none()) progress(std::forward<Args>(args)...);
 }
 

@@ -12,6 +12,7 @@
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/sampler.h"
 #include "dfmpc/worldmodel/video_model.h"
+#include "progress.h"
 #include "rollout_truth.h"
 #include "video_rollout.h"
 
@@ -67,8 +68,9 @@ py::dict Rollout(std::string model_path, const std::string& task, const std::str
   const at::Tensor truth_frames = pipelines::StackFrames(truth.frames, frames.width, frames.height);
   const pipelines::RealTrajectory real =
       pipelines::EncodeTrajectory(model, truth_frames, truth.actions);
-  const pipelines::ModelPrediction prediction =
-      pipelines::PredictWithDiffusion(model, real, context, options);
+  // Ctrl-C stops a long rollout between chunks.
+  const pipelines::ModelPrediction prediction = pipelines::PredictWithDiffusion(
+      model, real, context, options, [](int64_t) { StopOnInterrupt(); });
 
   py::gil_scoped_acquire acquire;
   py::dict out;

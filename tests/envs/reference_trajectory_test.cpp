@@ -115,10 +115,11 @@ TEST(EnvReferenceTest, BuiltInTasksReproduceTheirRecordedTrajectories) {
   for (const std::string& task : TaskNames()) {
     ASSERT_TRUE(expected.contains(task)) << task << " has no recorded trajectories";
     for (size_t c = 0; c < Cases().size(); ++c) {
-      const json& recorded = expected[task][c];
+      const json& recorded = expected.at(task).at(c);
       const json actual = Record(task, Cases()[c]);
       for (const char* key : {"observations", "rewards", "shaped_rewards", "success"}) {
-        ExpectClose(recorded[key], actual[key], task + " case " + std::to_string(c) + " " + key);
+        ExpectClose(recorded.at(key), actual.at(key),
+                    task + " case " + std::to_string(c) + " " + key);
       }
     }
   }

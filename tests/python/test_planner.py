@@ -3,7 +3,9 @@ C++ tool, the error mapping, and a GIL released during model calls."""
 
 import csv
 import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -118,25 +120,56 @@ def test_bad_files_options_and_tasks_are_clear_errors(pendulum_model, tmp_path):
 
 
 def test_model_calls_release_the_gil(pendulum_model):
+    """A second thread runs inside the window of a reset. With a switch
+    interval far longer than the reset, it could only do so if reset released
+    the GIL: holding it, the main thread would keep it from before the window
+    opens until after it closes."""
     planner = dfmpc.Planner.from_file(pendulum_model)
     observation, _ = dfmpc.make_env("pendulum_swingup").reset(seed=0)
-    count, stop = [0], threading.Event()
+    ticks, go, stop = [], threading.Event(), threading.Event()
 
     def spin():
+        go.wait()
         while not stop.is_set():
-            count[0] += 1
+            ticks.append(time.perf_counter())
 
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(2.0)
     thread = threading.Thread(target=spin)
     thread.start()
     try:
-        before = count[0]
+        go.set()
+        start = time.perf_counter()
         planner.reset(observation)  # K model calls, tens of milliseconds
-        during = count[0] - before
+        end = time.perf_counter()
     finally:
         stop.set()
         thread.join()
-    # Holding the GIL, the other thread could not have run during reset.
-    assert during > 1000
+        sys.setswitchinterval(interval)
+    inside = sum(start < t < end for t in ticks)
+    assert inside > 100, f"{inside} ticks of the other thread during reset"
+
+
+def test_two_threads_sharing_a_planner_take_turns(pendulum_model):
+    planner = dfmpc.Planner.from_file(pendulum_model, candidates=2)
+    observation, _ = dfmpc.make_env("pendulum_swingup").reset(seed=0)
+    planner.reset(observation)
+    errors = []
+
+    def act():
+        try:
+            for step in range(5):
+                assert np.all(np.isfinite(planner.act(observation + 0.001 * (step + 1))))
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=act) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert planner.steps == 11  # step 0, then ten observed steps
 
 
 def test_async_planner_starts_steps_and_stops(pendulum_model):

@@ -54,13 +54,24 @@ def test_same_losses_as_the_cpp_tool(dataset, dfmpc_tool, tmp_path):
 
 
 def test_an_exception_in_progress_stops_training(dataset, tmp_path):
-    def stop(step, total, loss, rate):
-        if step == 3:
-            raise KeyError("enough")
+    def stop_at(last):
+        def stop(step, total, loss, rate):
+            if step == last:
+                raise KeyError("enough")
+        return stop
 
+    # Before the first validation: no model file yet.
     with pytest.raises(KeyError, match="enough"):
-        dfmpc.train([str(dataset)], str(tmp_path / "stopped.pt"), progress=stop, **TINY)
-    assert not (tmp_path / "stopped.pt").exists()
+        dfmpc.train([str(dataset)], str(tmp_path / "early.pt"), progress=stop_at(3), **TINY)
+    assert not (tmp_path / "early.pt").exists()
+    # After it: the model of that validation, whole, and the resume state.
+    late = tmp_path / "late.pt"
+    with pytest.raises(KeyError, match="enough"):
+        dfmpc.train([str(dataset)], str(late), progress=stop_at(13), **TINY)
+    assert dfmpc.Planner.from_file(str(late), horizon=8).task == "pendulum_swingup"
+    assert (tmp_path / "late.state").exists()
+    resumed = dfmpc.train([str(dataset)], str(late), resume=True, **TINY)
+    assert [row["step"] for row in resumed] == [10, 20]
 
 
 def test_bad_options_and_files_are_clear_errors(dataset, tmp_path):

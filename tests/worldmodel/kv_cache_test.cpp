@@ -121,16 +121,19 @@ TEST(KvCacheTest, ScratchRollsBackWithoutTouchingHistory) {
   EXPECT_EQ(cache.NextPosition(), 1);
 }
 
-// Every occupied slot's contents, in slot order, with the kept positions.
+// Every occupied slot's contents, in slot order, of every layer, with the
+// kept positions.
 struct CacheContents {
   std::vector<int64_t> positions;
   std::vector<at::Tensor> keys, values;
 };
 CacheContents Contents(const KvCache& cache) {
   CacheContents contents{cache.KeptPositions(), {}, {}};
-  for (const CacheSegment& segment : cache.Segments(0, 1)) {
-    contents.keys.push_back(segment.keys.clone());
-    contents.values.push_back(segment.values.clone());
+  for (int layer = 0; layer < cache.options().num_layers; ++layer) {
+    for (const CacheSegment& segment : cache.Segments(layer, 1)) {
+      contents.keys.push_back(segment.keys.clone());
+      contents.values.push_back(segment.values.clone());
+    }
   }
   return contents;
 }
@@ -167,12 +170,8 @@ TEST(KvCacheTest, MarkIntoAReusedBufferRestoresLikeAFreshMark) {
       cache.Append(Marked(options, next, sign), Marked(options, next, -sign));
     }
   };
-  append(2, 1.0);
-  cache.Mark(3, mark);  // sizes the buffer for three tokens
-  const void* storage = mark.keys[0].data_ptr();
-  // Marks of 1 to 3 tokens, before and across the ring's wrap-around, each
-  // undone exactly, all in the first buffer.
-  for (int tokens : {1, 3, 2, 3, 1, 3}) {
+  // Marks `tokens`, appends as many and restores: the contents before.
+  auto mark_append_restore = [&](int tokens) {
     const CacheContents before = Contents(cache);
     const int64_t position = cache.NextPosition();
     cache.Mark(tokens, mark);
@@ -181,9 +180,24 @@ TEST(KvCacheTest, MarkIntoAReusedBufferRestoresLikeAFreshMark) {
     next = position;
     EXPECT_EQ(cache.NextPosition(), position);
     ExpectSameContents(Contents(cache), before);
+  };
+  append(2, 1.0);
+  cache.Mark(3, mark);  // sizes the buffer for three tokens
+  const void* storage = mark.keys[0].data_ptr();
+  // Marks of 1 to 3 tokens, before and across the ring's wrap-around, each
+  // undone exactly, all in the first buffer.
+  for (int tokens : {1, 3, 2, 3, 1, 3}) {
+    mark_append_restore(tokens);
     EXPECT_EQ(mark.keys[0].data_ptr(), storage) << "marking " << tokens << " token(s)";
     append(1, 1.0);  // moves the ring on
   }
+  // More tokens than the buffer holds: it grows, and still restores.
+  mark_append_restore(4);
+  EXPECT_GE(mark.keys[0].size(2), 4);
+  // A Snapshot's tensors (the planner's restart path) reused by a Mark.
+  mark = cache.Snapshot();
+  mark_append_restore(2);
+  EXPECT_FALSE(mark.whole);
 }
 TEST(KvCacheTest, RestoreRefusesAMarkFromBeforeAClearAndChangesNothing) {
   const KvCacheOptions options = SmallOptions(4, 0, true);

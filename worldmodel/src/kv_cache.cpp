@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "dfmpc/worldmodel/device.h"
 
@@ -149,12 +150,16 @@ void KvCache::Mark(int tokens, KvCacheMark& mark) const {
   }
   const int64_t n = static_cast<int64_t>(mark.slots.size());
   if (n == 0) return;
-  const bool reusable = mark.keys.size() == static_cast<size_t>(options_.num_layers) &&
-                        mark.keys[0].size(2) >= n &&
-                        mark.keys[0].size(0) == options_.persistent_batch;
-  if (!reusable) {
-    mark.keys = ZerosPerLayer(options_, options_.persistent_batch, n);
-    mark.values = ZerosPerLayer(options_, options_.persistent_batch, n);
+  auto holds = [&](const std::vector<at::Tensor>& buffers) {
+    return buffers.size() == static_cast<size_t>(options_.num_layers) &&
+           buffers[0].size(2) >= n && buffers[0].size(0) == options_.persistent_batch;
+  };
+  if (!holds(mark.keys) || !holds(mark.values)) {
+    // Both allocated before either is assigned: a failure leaves the old pair.
+    std::vector<at::Tensor> keys = ZerosPerLayer(options_, options_.persistent_batch, n);
+    std::vector<at::Tensor> values = ZerosPerLayer(options_, options_.persistent_batch, n);
+    mark.keys = std::move(keys);
+    mark.values = std::move(values);
   }
   // One copy per run of consecutive slots (the ring wraps at most once).
   for (int64_t i = 0, run = 1; i < n; i += run) {

@@ -97,7 +97,7 @@ class KvCache {
   KvCacheMark Mark(int tokens) const;
   // The same into `mark`, reusing its tensors when they hold enough slots:
   // a control step that marks each time allocates no storage for it after
-  // the first.
+  // the first. Copies of `mark` share those tensors and change with it.
   void Mark(int tokens, KvCacheMark& mark) const;
   // Records the whole persistent region (a copy of its occupied slots), so
   // that Restore also undoes a Clear and any appends after it.
