@@ -6,6 +6,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dfmpc/envs/env.h"
@@ -240,6 +242,33 @@ TEST(PlannerSafetyTest, ChangesNothingOutsideItself) {
   EXPECT_EQ(at::get_num_threads(), 2);
   EXPECT_TRUE(torch::equal(torch::rand({4}), expected_draw))
       << "the planner drew from the global generator";
+}
+
+// A thread's LibTorch thread count as it starts: what it takes from the
+// process-wide default on its first parallel call.
+int FreshThreadsThreadCount() {
+  int count = 0;
+  std::thread([&] { count = at::get_num_threads(); }).join();
+  return count;
+}
+
+TEST(PlannerSafetyTest, ItsThreadOptionIsItsCallingThreadsAlone) {
+  const int outside = FreshThreadsThreadCount();
+  const int caller = at::get_num_threads();
+  PlannerOptions options = Small(PlanMode::kWarm);
+  options.threads = std::max(outside, caller) + 1;  // differs from both
+  Planner planner(Pendulum(), MakeTaskCost(kPendulum), options);
+  int during = 0, fresh_during = 0;
+  planner.SetAbortCallback([&] {  // called between the model calls of a step
+    during = at::get_num_threads();
+    fresh_during = FreshThreadsThreadCount();
+    return false;
+  });
+  Drive(planner, 2, 0);
+  EXPECT_EQ(during, options.threads) << "the planner's calls run with its own count";
+  EXPECT_EQ(fresh_during, outside) << "a thread started meanwhile took the planner's count";
+  EXPECT_EQ(at::get_num_threads(), caller);
+  EXPECT_EQ(FreshThreadsThreadCount(), outside);
 }
 
 }  // namespace

@@ -74,9 +74,11 @@ struct PlannerOptions {
   int num_sinks = 0;
   std::uint64_t seed = 0;
   // LibTorch intra-op threads for this planner's calls, set on the calling
-  // thread for the duration of Act and restored after it; 0 leaves the
-  // caller's setting. (LibTorch keeps this count per thread in its OpenMP
-  // build, Debian's; its inter-op pool is process-wide and is not touched.)
+  // thread alone for the duration of Reset, Act and Optimize and restored
+  // after; 0 leaves the caller's setting. (LibTorch keeps this count per
+  // thread in its OpenMP build, Debian's and the official ones; threads
+  // started meanwhile keep the process default, and its inter-op pool,
+  // process-wide, is not touched.)
   int threads = 0;
   // "cpu", "cuda" or "cuda:N": FromFile loads the model onto it (empty: the
   // CPU). A Planner made from a loaded checkpoint runs where its model is;
