@@ -21,14 +21,14 @@ CollectSummary CollectDataset(const std::string& path, const CollectOptions& opt
   auto policy = MakeBaselinePolicy(options.policy, *env, options.seed, options.threads);
 
   DatasetInfo info;
-  info.task = options.task;
+  info.task = env->name();
   info.policy = options.policy;
   info.seed = options.seed;
   info.observation_size = env->observation_spec().size();
   info.action_size = env->action_spec().size();
-  info.action_repeat = options.env.action_repeat;
+  info.action_repeat = env->action_repeat();
   info.control_timestep = env->control_timestep();
-  info.episode_physics_steps = options.env.episode_physics_steps;
+  info.episode_physics_steps = env->episode_length() * env->action_repeat();
   info.frame_width = options.frame_width;
   info.frame_height = options.frame_height;
   info.perturbation = options.env.perturbation;

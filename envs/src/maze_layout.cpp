@@ -46,30 +46,6 @@ double MazeLayout::WallDistance(const Eigen::Vector2d& point) const {
   return nearest;
 }
 
-std::string MazeLayout::WallsXml() const {
-  std::ostringstream xml;
-  const double half = cell_size_ / 2.0;
-  for (int r = 0; r < num_rows(); ++r) {
-    for (int c = 0; c < num_cols(); ++c) {
-      if (!IsWall(r, c)) continue;
-      const Eigen::Vector2d center = CellCenter(r, c);
-      xml << "    <geom name=\"wall_" << r << "_" << c << "\" type=\"box\" pos=\"" << center.x()
-          << " " << center.y() << " " << 0.5 * half << "\" size=\"" << half << " " << half
-          << " " << 0.5 * half << "\" material=\"self\"/>\n";
-    }
-  }
-  return xml.str();
-}
-
-MazeLayout UMaze() {
-  return MazeLayout({"#####",
-                     "#G..#",
-                     "###.#",
-                     "#S..#",
-                     "#####"},
-                    1.0);
-}
-
 DistanceField::DistanceField(const MazeLayout& layout, const Eigen::Vector2d& goal,
                              double clearance, double resolution)
     : resolution_(resolution) {

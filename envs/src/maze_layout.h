@@ -1,5 +1,5 @@
 // A maze drawn as text ('#' wall, 'S' start, 'G' goal, '.' free), its walls
-// as MuJoCo geoms, and the shortest-path distance to the goal around them.
+// and the shortest-path distance to the goal around them.
 #ifndef DFMPC_ENVS_SRC_MAZE_LAYOUT_H_
 #define DFMPC_ENVS_SRC_MAZE_LAYOUT_H_
 
@@ -24,17 +24,11 @@ class MazeLayout {
   Eigen::Vector2d Find(char mark) const;
   // Distance from `point` to the nearest wall cell.
   double WallDistance(const Eigen::Vector2d& point) const;
-  // One <geom> box per wall cell.
-  std::string WallsXml() const;
 
  private:
   std::vector<std::string> rows_;
   double cell_size_;
 };
-
-// The U-maze: start and goal on either side of a wall, so the straight line
-// between them is blocked.
-MazeLayout UMaze();
 
 // Shortest-path distance to a goal on a grid over the maze (8-connected,
 // Dijkstra), for points whose distance to the walls is at least `clearance`.

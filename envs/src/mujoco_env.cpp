@@ -17,35 +17,35 @@ void Unpack(const Eigen::VectorXd& state, int count, mjtNum* to, int* offset) {
   *offset += count;
 }
 
-// Recomputes the position-dependent quantities (body, geom, site, camera
-// poses) after the state changed. mj_step recomputes them all before use,
-// so this never alters the trajectory.
-void UpdatePoses(const mjModel* model, mjData* data) {
-  mj_kinematics(model, data);
-  mj_comPos(model, data);
-  mj_camlight(model, data);
+// EnvOptions' 0 ("the task's") resolved.
+EnvOptions Resolved(EnvOptions options, const Task& task) {
+  if (options.action_repeat == 0) options.action_repeat = task.default_action_repeat();
+  if (options.episode_physics_steps == 0) {
+    options.episode_physics_steps = task.default_episode_physics_steps();
+  }
+  return options;
 }
 
 }  // namespace
 
 MujocoEnv::MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options)
     : task_(std::move(task)),
-      nominal_model_(LoadModelFromXml(task_->Xml(), task_->name()).release(), ModelDeleter()),
-      options_(options),
+      nominal_model_(task_->model()),
+      options_(Resolved(options, *task_)),
       name_(task_->name()),
       perturbation_(options.perturbation, nominal_model_, task_->ObservationScale()),
       data_(mj_makeData(nominal_model_.get())) {
-  if (options.action_repeat < 1) throw std::invalid_argument("action_repeat must be >= 1");
-  if (options.episode_physics_steps < 1 ||
-      options.episode_physics_steps % options.action_repeat != 0) {
-    throw std::invalid_argument(
-        "episode_physics_steps (" + std::to_string(options.episode_physics_steps) +
-        ") must be a positive multiple of action_repeat (" +
-        std::to_string(options.action_repeat) + ")");
+  if (options_.action_repeat < 1) throw std::invalid_argument("action_repeat must be >= 1");
+  if (options_.episode_physics_steps < 1 ||
+      options_.episode_physics_steps % options_.action_repeat != 0) {
+    throw std::invalid_argument("episode_physics_steps (" +
+                                std::to_string(options_.episode_physics_steps) +
+                                ") must be a positive multiple of action_repeat (" +
+                                std::to_string(options_.action_repeat) + ")");
   }
   task_->ObservationBounds(&observation_spec_.lower, &observation_spec_.upper);
-  action_spec_.lower = Eigen::VectorXd::Constant(nominal_model_->nu, -1.0);
-  action_spec_.upper = Eigen::VectorXd::Constant(nominal_model_->nu, 1.0);
+  action_spec_.lower = Eigen::VectorXd::Constant(task_->action_size(), -1.0);
+  action_spec_.upper = Eigen::VectorXd::Constant(task_->action_size(), 1.0);
   Reset(0);
 }
 
@@ -62,9 +62,7 @@ MujocoEnv::MujocoEnv(const MujocoEnv& other)
   set_state(other.state());
 }
 
-std::unique_ptr<Env> MujocoEnv::Clone() const {
-  return std::unique_ptr<Env>(new MujocoEnv(*this));
-}
+std::unique_ptr<Env> MujocoEnv::Clone() const { return std::unique_ptr<Env>(new MujocoEnv(*this)); }
 
 double MujocoEnv::control_timestep() const {
   return model()->opt.timestep * options_.action_repeat;
@@ -75,8 +73,8 @@ Eigen::VectorXd MujocoEnv::Reset(std::uint64_t seed) {
   const mjModel* m = model();
   mj_resetData(m, data_.get());
   Rng rng(seed);
-  task_->Initialize(m, data_.get(), &rng);
-  UpdatePoses(m, data_.get());
+  task_->Initialize(data_.get(), &rng);
+  task_->Sense(m, data_.get());
   step_count_ = 0;
   return Observation();
 }
@@ -94,13 +92,13 @@ Eigen::VectorXd MujocoEnv::Clipped(const Eigen::VectorXd& action) const {
 
 StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
   const Eigen::VectorXd applied = perturbation_.Delay(Clipped(action));
-  Eigen::Map<Eigen::VectorXd>(data_->ctrl, applied.size()) = applied;
+  task_->Actuate(applied, data_.get());
   const mjModel* m = model();
   StepResult result;
   for (int i = 0; i < options_.action_repeat; ++i) {
     mj_step(m, data_.get());
-    // The reward reads body poses, so they must match the new positions.
-    UpdatePoses(m, data_.get());
+    // The reward reads sensors and poses, so they must match the new state.
+    task_->Sense(m, data_.get());
     result.reward += task_->Reward(m, data_.get());
   }
   ++step_count_;
@@ -111,7 +109,7 @@ StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
 
 Eigen::VectorXd MujocoEnv::Observation() const {
   Eigen::VectorXd observation(observation_spec_.size());
-  task_->Observe(model(), data_.get(), observation);
+  task_->Observe(data_.get(), observation);
   perturbation_.AddNoise(step_count_, observation);
   return observation;
 }
@@ -163,7 +161,7 @@ void MujocoEnv::set_state(const Eigen::VectorXd& state) {
   Unpack(state, m->nu, d->ctrl, &offset);
   Unpack(state, 3 * m->nmocap, d->mocap_pos, &offset);
   Unpack(state, 4 * m->nmocap, d->mocap_quat, &offset);
-  UpdatePoses(m, d);
+  task_->Sense(m, d);
 }
 
 double MujocoEnv::ShapedReward() const { return task_->ShapedReward(model(), data_.get()); }
@@ -171,7 +169,7 @@ double MujocoEnv::ShapedReward() const { return task_->ShapedReward(model(), dat
 bool MujocoEnv::IsSuccess() const { return task_->IsSuccess(model(), data_.get()); }
 
 std::vector<std::uint8_t> MujocoEnv::Render(int width, int height) {
-  if (!renderer_) renderer_ = std::make_unique<Renderer>(model());
+  if (!renderer_) renderer_ = std::make_unique<Renderer>(model(), task_->camera());
   return renderer_->Render(model(), data_.get(), width, height);
 }
 

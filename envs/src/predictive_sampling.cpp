@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "dfmpc/task/task_spec.h"
 #include "random.h"
 
 namespace dfmpc::envs {
@@ -12,40 +13,39 @@ namespace {
 
 void Validate(const PredictiveSamplingOptions& options) {
   if (options.horizon < 1) throw std::invalid_argument("predictive sampling: horizon must be >= 1");
-  if (options.num_knots < 2) throw std::invalid_argument("predictive sampling: num_knots must be >= 2");
-  if (options.num_samples < 1) throw std::invalid_argument("predictive sampling: num_samples must be >= 1");
-  if (!(options.noise_std >= 0.0)) throw std::invalid_argument("predictive sampling: noise_std must be >= 0");
-  if (options.num_threads < 1) throw std::invalid_argument("predictive sampling: num_threads must be >= 1");
+  if (options.num_knots < 2)
+    throw std::invalid_argument("predictive sampling: num_knots must be >= 2");
+  if (options.num_samples < 1)
+    throw std::invalid_argument("predictive sampling: num_samples must be >= 1");
+  if (!(options.noise_std >= 0.0))
+    throw std::invalid_argument("predictive sampling: noise_std must be >= 0");
+  if (options.num_threads < 1)
+    throw std::invalid_argument("predictive sampling: num_threads must be >= 1");
 }
 
 }  // namespace
 
 PredictiveSamplingOptions OracleOptions(const std::string& task, int action_repeat) {
+  return OracleOptions(task::LoadTaskSpec(task), action_repeat);
+}
+
+PredictiveSamplingOptions OracleOptions(const task::TaskSpec& task, int action_repeat) {
   if (action_repeat < 1) throw std::invalid_argument("oracle: action_repeat must be >= 1");
   PredictiveSamplingOptions options;
-  if (task == "pendulum_swingup" || task == "pendulum_swingup_novel") {
-    options.horizon = 60;
-    options.num_knots = 6;
-    options.num_samples = 32;
-    options.noise_std = 0.5;
-  } else if (task == "cartpole_swingup" || task == "cartpole_balance") {
-    options.horizon = 100;
-    options.num_knots = 8;
-    options.num_samples = 48;
-    options.noise_std = 0.3;
-  } else if (task == "reacher") {
-    options.horizon = 30;
-    options.num_knots = 4;
-    options.num_samples = 24;
-    options.noise_std = 0.5;
-  } else if (task == "pointmass_maze") {
-    options.horizon = 50;
-    options.num_knots = 5;
-    options.num_samples = 24;
-    options.noise_std = 0.5;
+  if (task.root.Has("oracle")) {
+    const task::TaskTable oracle = task.root.Table("oracle");
+    options.horizon = oracle.Integer("horizon", options.horizon);
+    options.num_knots = oracle.Integer("knots", options.num_knots);
+    options.num_samples = oracle.Integer("samples", options.num_samples);
+    options.noise_std = oracle.Number("noise_std", options.noise_std);
+    oracle.RejectUnread();
+    if (options.horizon < 1) oracle.Fail("horizon", "must be >= 1");
+    if (options.num_knots < 2) oracle.Fail("knots", "must be >= 2");
+    if (options.num_samples < 1) oracle.Fail("samples", "must be >= 1");
+    if (options.noise_std < 0.0) oracle.Fail("noise_std", "must be >= 0");
   }
-  options.horizon = std::max(2, static_cast<int>(std::lround(static_cast<double>(options.horizon) /
-                                                            action_repeat)));
+  options.horizon = std::max(
+      2, static_cast<int>(std::lround(static_cast<double>(options.horizon) / action_repeat)));
   options.num_knots = std::min(options.num_knots, options.horizon);
   return options;
 }
@@ -96,7 +96,8 @@ Eigen::VectorXd PredictiveSamplingPolicy::Act(const Eigen::VectorXd& observation
     Eigen::MatrixXd& candidate = candidates_[i];
     for (int k = 0; k < candidate.rows(); ++k) {
       for (int a = 0; a < candidate.cols(); ++a) {
-        candidate(k, a) = std::clamp(nominal_(k, a) + options_.noise_std * rng_->Normal(), -1.0, 1.0);
+        candidate(k, a) =
+            std::clamp(nominal_(k, a) + options_.noise_std * rng_->Normal(), -1.0, 1.0);
       }
     }
   }
@@ -111,16 +112,18 @@ Eigen::VectorXd PredictiveSamplingPolicy::Act(const Eigen::VectorXd& observation
   work(0);
   for (std::thread& thread : threads) thread.join();
 
-  const int best = static_cast<int>(std::max_element(values_.begin(), values_.end()) - values_.begin());
+  const int best =
+      static_cast<int>(std::max_element(values_.begin(), values_.end()) - values_.begin());
   best_value_ = values_[best];
   const Eigen::MatrixXd& plan = candidates_[best];
   const Eigen::VectorXd action = ActionAt(plan, 0.0);
   // Warm start: the winning spline, resampled one control step later.
   const int last = options_.num_knots - 1;
   for (int k = 0; k <= last; ++k) {
-    const double knot_step = options_.interpolation == Interpolation::kZeroOrder
-                                 ? static_cast<double>(k) * options_.horizon / options_.num_knots
-                                 : static_cast<double>(k) * std::max(1, options_.horizon - 1) / last;
+    const double knot_step =
+        options_.interpolation == Interpolation::kZeroOrder
+            ? static_cast<double>(k) * options_.horizon / options_.num_knots
+            : static_cast<double>(k) * std::max(1, options_.horizon - 1) / last;
     nominal_.row(k) = ActionAt(plan, knot_step + 1.0).transpose();
   }
   return action;

@@ -6,7 +6,7 @@
 
 namespace dfmpc::envs {
 
-Renderer::Renderer(const mjModel* model) {
+Renderer::Renderer(const mjModel* model, const std::string& camera_name) {
   mjv_defaultScene(&scene_);
   mjv_defaultCamera(&camera_);
   mjv_defaultOption(&option_);
@@ -14,7 +14,8 @@ Renderer::Renderer(const mjModel* model) {
   mjv_makeScene(model, &scene_, 1000);
   scene_.flags[mjRND_SHADOW] = 0;
   scene_.flags[mjRND_REFLECTION] = 0;
-  const int camera = mj_name2id(model, mjOBJ_CAMERA, "fixed");
+  const int camera =
+      camera_name.empty() ? -1 : mj_name2id(model, mjOBJ_CAMERA, camera_name.c_str());
   if (camera >= 0) {
     camera_.type = mjCAMERA_FIXED;
     camera_.fixedcamid = camera;

@@ -5,6 +5,7 @@
 #include <mujoco/mujoco.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "egl_context.h"
@@ -13,10 +14,10 @@ namespace dfmpc::envs {
 
 class Renderer {
  public:
-  // Uses the model's camera named "fixed" when there is one. Shadows and
+  // Uses the named fixed camera (MuJoCo's free camera when the name is empty). Shadows and
   // reflections are off, and multisampling follows the model's
   // visual/quality/offsamples (0 in our tasks): about 30x faster at 64x64.
-  explicit Renderer(const mjModel* model);
+  Renderer(const mjModel* model, const std::string& camera_name);
   ~Renderer();
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;

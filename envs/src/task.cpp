@@ -2,38 +2,192 @@
 
 #include <limits>
 #include <stdexcept>
+#include <utility>
+
+#include "model_loader.h"
 
 namespace dfmpc::envs {
+namespace {
+
+using task::TaskTable;
+
+std::shared_ptr<const mjModel> Compile(const task::TaskSpec& spec) {
+  try {
+    return std::shared_ptr<const mjModel>(LoadModelFromXml(spec.mjcf_text, spec.name).release(),
+                                          ModelDeleter());
+  } catch (const std::runtime_error& error) {
+    throw std::invalid_argument(spec.root.Where("mjcf") + ": " + error.what());
+  }
+}
+
+int PositiveInteger(const TaskTable& root, const std::string& key) {
+  const int value = root.Integer(key);
+  if (value < 1) root.Fail(key, "must be >= 1, got " + std::to_string(value));
+  return value;
+}
+
+// One [[initial]] entry: offset + a uniform or normal draw, into a joint's
+// position or velocity, or a mocap body's x and y at a polar draw.
+std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjModel* model) {
+  if (entry.Has("mocap")) {
+    const int body = RequireId(model, mjOBJ_BODY, entry, "mocap");
+    const int mocap = model->body_mocapid[body];
+    if (mocap < 0) entry.Fail("mocap", "body '" + entry.Text("mocap") + "' is not a mocap body");
+    const std::vector<double> angle = entry.Numbers("polar_angle");
+    const std::vector<double> radius = entry.Numbers("polar_radius");
+    entry.RejectUnread();
+    if (angle.size() != 2 || angle[0] > angle[1])
+      entry.Fail("polar_angle", "expected [lower, upper]");
+    if (radius.size() != 2 || radius[0] > radius[1] || radius[0] < 0.0) {
+      entry.Fail("polar_radius", "expected [lower, upper] with 0 <= lower <= upper");
+    }
+    return [mocap, angle, radius](mjData* d, Rng* rng) {
+      const double a = rng->Uniform(angle[0], angle[1]);
+      const double r = rng->Uniform(radius[0], radius[1]);
+      d->mocap_pos[3 * mocap] = r * std::cos(a);
+      d->mocap_pos[3 * mocap + 1] = r * std::sin(a);
+    };
+  }
+  const int joint = RequireId(model, mjOBJ_JOINT, entry, "joint");
+  const int type = model->jnt_type[joint];
+  if (type != mjJNT_HINGE && type != mjJNT_SLIDE) {
+    entry.Fail("joint", "'" + entry.Text("joint") + "' is not a hinge or slide joint");
+  }
+  const bool velocity = entry.Boolean("velocity", false);
+  const int address = velocity ? model->jnt_dofadr[joint] : model->jnt_qposadr[joint];
+  const bool has_offset = entry.Has("offset");
+  const double offset = entry.Number("offset", 0.0);
+  const bool degrees = entry.Boolean("degrees", false);
+  std::function<double(Rng*)> draw;
+  if (entry.Has("uniform") == entry.Has("normal")) {
+    entry.Fail("uniform", "give one distribution: uniform = [lower, upper] or normal = std");
+  }
+  if (entry.Has("uniform")) {
+    const std::vector<double> range = entry.Numbers("uniform");
+    if (range.size() != 2 || range[0] > range[1]) entry.Fail("uniform", "expected [lower, upper]");
+    draw = [range](Rng* rng) { return rng->Uniform(range[0], range[1]); };
+  } else {
+    const double std = entry.Number("normal");
+    if (std < 0.0) entry.Fail("normal", "the standard deviation must be >= 0");
+    draw = [std](Rng* rng) { return std * rng->Normal(); };
+  }
+  entry.RejectUnread();
+  return [=](mjData* d, Rng* rng) {
+    double value = draw(rng);
+    if (degrees) value = value * kPi / 180.0;
+    if (has_offset) value = offset + value;
+    (velocity ? d->qvel : d->qpos)[address] = value;
+  };
+}
+
+}  // namespace
+
+Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_)) {
+  const TaskTable& root = spec_.root;
+  const mjModel* m = model_.get();
+  root.Text("description", "");
+  root.Text("mjcf");
+  action_repeat_ = PositiveInteger(root, "action_repeat");
+  episode_physics_steps_ = PositiveInteger(root, "episode_physics_steps");
+  camera_ = root.Text("camera", "");
+  if (!camera_.empty()) RequireId(m, mjOBJ_CAMERA, root, "camera");
+
+  std::map<std::string, Quantity> by_name;
+  const std::vector<TaskTable> observations = root.Tables("observation");
+  if (observations.empty()) root.Fail("observation", "missing: at least one [[observation]]");
+  const double inf = std::numeric_limits<double>::infinity();
+  lower_ = upper_ = scale_ = Eigen::VectorXd(observations.size());
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const TaskTable& feature = observations[i];
+    const std::string name = feature.Text("name");
+    if (by_name.count(name)) feature.Fail("name", "feature '" + name + "' appears twice");
+    features_.push_back(ParseSensorReading(feature, m));
+    by_name[name] = features_.back();
+    feature_names_.push_back(name);
+    scale_[i] = feature.Number("scale", 1.0);
+    if (scale_[i] <= 0.0) feature.Fail("scale", "must be > 0");
+    lower_[i] = -inf;
+    upper_[i] = inf;
+    if (feature.Has("bounds")) {
+      const std::vector<double> bounds = feature.Numbers("bounds");
+      if (bounds.size() != 2 || bounds[0] >= bounds[1]) {
+        feature.Fail("bounds", "expected [lower, upper] with lower < upper");
+      }
+      lower_[i] = bounds[0];
+      upper_[i] = bounds[1];
+    }
+    feature.RejectUnread();
+  }
+
+  for (const std::string& actuator : root.Texts("actions")) {
+    const int id = mj_name2id(m, mjOBJ_ACTUATOR, actuator.c_str());
+    if (id < 0) root.Fail("actions", "the MJCF has no actuator '" + actuator + "'");
+    actuators_.push_back(id);
+  }
+  if (actuators_.empty()) root.Fail("actions", "must name at least one actuator");
+
+  for (const TaskTable& entry : root.Tables("initial")) initial_.push_back(InitialDraw(entry, m));
+
+  const QuantityScope scope{m, &by_name};
+  if (root.Has("success")) {
+    const TaskTable success = root.Table("success");
+    const Quantity quantity = ParseQuantity(success, scope, nullptr);
+    const double below = success.Number("below");
+    success.RejectUnread();
+    success_ = [quantity, below](const mjModel* model, const mjData* data) {
+      return quantity(model, data) < below ? 1.0 : 0.0;
+    };
+  }
+  const TaskTable reward = root.Table("reward");
+  reward_ = RewardProduct(reward.Tables("factor"), scope, success_);
+  reward.RejectUnread();
+  if (reward_.empty()) reward.Fail("factor", "missing: at least one [[reward.factor]]");
+  if (root.Has("shaped_reward")) {
+    const TaskTable shaped = root.Table("shaped_reward");
+    shaped_reward_ = RewardProduct(shaped.Tables("factor"), scope, success_);
+    shaped.RejectUnread();
+  }
+  for (int sensor = 0; sensor < m->nsensor; ++sensor) {
+    if (m->sensor_needstage[sensor] == mjSTAGE_ACC) needs_acceleration_ = true;
+  }
+}
 
 void Task::ObservationBounds(Eigen::VectorXd* lower, Eigen::VectorXd* upper) const {
-  const double inf = std::numeric_limits<double>::infinity();
-  *lower = Eigen::VectorXd::Constant(observation_size(), -inf);
-  *upper = Eigen::VectorXd::Constant(observation_size(), inf);
+  *lower = lower_;
+  *upper = upper_;
 }
 
-int RequireId(const mjModel* model, mjtObj type, const char* name) {
-  const int id = mj_name2id(model, type, name);
-  if (id < 0) throw std::runtime_error(std::string("MuJoCo model lacks '") + name + "'");
-  return id;
+void Task::Actuate(const Eigen::VectorXd& action, mjData* data) const {
+  for (int i = 0; i < action_size(); ++i) data->ctrl[actuators_[i]] = action[i];
 }
 
-const char* CommonVisualXml() {
-  return R"(
-  <visual>
-    <global offwidth="1024" offheight="1024"/>
-    <quality offsamples="0"/>
-    <headlight ambient="0.4 0.4 0.4" diffuse="0.6 0.6 0.6" specular="0.1 0.1 0.1"/>
-  </visual>
-  <asset>
-    <texture name="sky" type="skybox" builtin="gradient" rgb1="0.4 0.6 0.8" rgb2="0 0 0"
-             width="64" height="64"/>
-    <texture name="grid" type="2d" builtin="checker" rgb1="0.1 0.2 0.3" rgb2="0.2 0.3 0.4"
-             width="256" height="256" mark="edge" markrgb="0.2 0.3 0.4"/>
-    <material name="grid" texture="grid" texrepeat="1 1" texuniform="true" reflectance="0"/>
-    <material name="self" rgba="0.7 0.5 0.3 1"/>
-    <material name="target" rgba="0.6 0.3 0.3 1"/>
-  </asset>
-)";
+void Task::Initialize(mjData* data, Rng* rng) const {
+  for (const auto& draw : initial_) draw(data, rng);
+}
+
+void Task::Sense(const mjModel* model, mjData* data) const {
+  if (needs_acceleration_) {
+    mj_forward(model, data);
+    return;
+  }
+  mj_fwdPosition(model, data);
+  mj_sensorPos(model, data);
+  mj_fwdVelocity(model, data);
+  mj_sensorVel(model, data);
+}
+
+void Task::Observe(const mjData* data, Eigen::Ref<Eigen::VectorXd> observation) const {
+  for (int i = 0; i < observation_size(); ++i) observation[i] = features_[i](model_.get(), data);
+}
+
+double Task::Reward(const mjModel* model, const mjData* data) const { return reward_(model, data); }
+
+double Task::ShapedReward(const mjModel* model, const mjData* data) const {
+  return shaped_reward_.empty() ? reward_(model, data) : shaped_reward_(model, data);
+}
+
+bool Task::IsSuccess(const mjModel* model, const mjData* data) const {
+  return success_ && success_(model, data) > 0.5;
 }
 
 }  // namespace dfmpc::envs

@@ -1,6 +1,5 @@
 // dfmpc bench render: offscreen rendering throughput (EGL, no display).
 #include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -13,6 +12,7 @@
 #include "dfmpc/envs/env.h"
 #include "output_path.h"
 #include "table.h"
+#include "task_option.h"
 
 namespace dfmpc::cli {
 namespace {
@@ -41,7 +41,8 @@ void RunBenchRender(const BenchRenderOptions& o) {
         seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       table.AddRow({task, std::to_string(size), std::to_string(size), std::to_string(o.frames),
-                    FormatFixed(1000.0 * seconds / o.frames, 3), FormatFixed(o.frames / seconds, 0)});
+                    FormatFixed(1000.0 * seconds / o.frames, 3),
+                    FormatFixed(o.frames / seconds, 0)});
       std::fprintf(stderr, "  %s %dx%d done\n", task.c_str(), size, size);
     }
   }
@@ -56,10 +57,11 @@ void AddBenchRenderCommand(CLI::App& bench) {
   auto options = std::make_shared<BenchRenderOptions>();
   CLI::App* cmd = bench.add_subcommand("render", "Offscreen rendering frames per second per task");
   cmd->add_option("--tasks", options->tasks, "tasks to render")
-      ->check(CLI::IsMember(envs::TaskNames()))
+      ->check(TaskNameOrFolder())
       ->capture_default_str();
   cmd->add_option("--sizes", options->sizes, "square image sizes in pixels")->capture_default_str();
-  cmd->add_option("--frames", options->frames, "timed frames per task and size")->capture_default_str();
+  cmd->add_option("--frames", options->frames, "timed frames per task and size")
+      ->capture_default_str();
   cmd->add_option("--csv", options->csv, "CSV output path")
       ->capture_default_str()
       ->check(OutputFileInExistingDirectory());

@@ -15,6 +15,7 @@
 #include "output_path.h"
 #include "perturbation_flags.h"
 #include "progress_bar.h"
+#include "task_option.h"
 
 namespace dfmpc::cli {
 namespace {
@@ -52,9 +53,8 @@ void RunCollect(CollectCommandOptions o) {
   envs::CollectOptions& c = o.collect;
   if (!o.frames.empty()) ParseFrameSize(o.frames, &c.frame_width, &c.frame_height);
   c.env.perturbation = PerturbationFromFlags(o.perturbation);
-  const long long total =
-      static_cast<long long>(std::max(c.episodes, 0)) *
-      (c.env.action_repeat > 0 ? c.env.episode_physics_steps / c.env.action_repeat : 0);
+  const long long total = static_cast<long long>(std::max(c.episodes, 0)) *
+                          envs::MakeEnv(c.task, c.env)->episode_length();
 
   interrupted = 0;
   auto previous_int = std::signal(SIGINT, OnInterrupt);
@@ -89,9 +89,9 @@ void AddCollectCommand(CLI::App& app) {
   envs::CollectOptions& c = options->collect;
   CLI::App* cmd =
       app.add_subcommand("collect", "Roll out a baseline policy and save an HDF5 dataset");
-  cmd->add_option("--task", c.task, "task name")
+  cmd->add_option("--task", c.task, "a built-in task or a task folder")
       ->required()
-      ->check(CLI::IsMember(envs::TaskNames()));
+      ->check(TaskNameOrFolder());
   cmd->add_option("--episodes", c.episodes, "episodes to collect")->capture_default_str();
   cmd->add_option("--policy", c.policy,
                   "random, oracle, or mixed (noisy oracle with random segments)")
@@ -105,12 +105,11 @@ void AddCollectCommand(CLI::App& app) {
       "--frames", options->frames,
       "also store frames rendered from the task's fixed camera, WIDTHxHEIGHT (alone: 64x64)");
   frames->expected(0, 1);
-  cmd->add_option("--action-repeat", c.env.action_repeat, "physics steps per control step")
-      ->capture_default_str();
+  cmd->add_option("--action-repeat", c.env.action_repeat,
+                  "physics steps per control step (default: the task file's)");
   cmd->add_option("--episode-physics-steps", c.env.episode_physics_steps,
-                  "simulated time of an episode in physics steps (dm_control: 1000); a "
-                  "multiple of --action-repeat")
-      ->capture_default_str();
+                  "simulated time of an episode in physics steps (default: the task file's; "
+                  "dm_control: 1000); a multiple of --action-repeat");
   cmd->add_option("--threads", c.threads, "oracle rollout threads")->capture_default_str();
   AddPerturbationFlags(*cmd, options->perturbation);
   cmd->callback([options, frames] {

@@ -21,6 +21,7 @@
 #include "progress_bar.h"
 #include "statistics.h"
 #include "table.h"
+#include "task_option.h"
 #include "trajectory_plot.h"
 
 namespace dfmpc::cli {
@@ -142,7 +143,7 @@ void AddControlCommand(CLI::App& app) {
   cmd->add_option("--task", options->task,
                   "task name (default: the task of --model or --mlp-model, else "
                   "pendulum_swingup)")
-      ->check(CLI::IsMember(envs::TaskNames()));
+      ->check(TaskNameOrFolder());
   cmd->add_option("--policy", options->policy,
                   "dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")
       ->check(CLI::IsMember(ModelPolicyNames()))

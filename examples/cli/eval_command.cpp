@@ -19,6 +19,7 @@
 #include "statistics.h"
 #include "summary.h"
 #include "table.h"
+#include "task_option.h"
 
 namespace dfmpc::cli {
 namespace {
@@ -174,7 +175,7 @@ void AddEvalCommand(CLI::App& app) {
   cmd->add_option("--task", options->task,
                   "task name (default for dfmpc and mlp-mppi: the task of --model or "
                   "--mlp-model)")
-      ->check(CLI::IsMember(envs::TaskNames()));
+      ->check(TaskNameOrFolder());
   cmd->add_option("--policy", options->policy,
                   "random, oracle, mixed, dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")
       ->check(CLI::IsMember(EvalPolicyNames()))

@@ -33,6 +33,7 @@
 #include "rollout_outputs.h"
 #include "rollout_truth.h"
 #include "table.h"
+#include "task_option.h"
 #include "video_rollout.h"
 
 namespace dfmpc::cli {
@@ -201,7 +202,7 @@ void AddRolloutCommand(CLI::App& app) {
                   "video model from `dfmpc train --tokenizer` (default: the task's shipped "
                   "TASK_video.pt)");
   cmd->add_option("--task", o->task, "task of the episodes (the model's)")
-      ->check(CLI::IsMember(envs::TaskNames()))
+      ->check(TaskNameOrFolder())
       ->capture_default_str();
   cmd->add_option("--actions", o->actions, "action source: " + pipelines::ActionSourceHelp())
       ->capture_default_str();

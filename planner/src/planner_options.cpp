@@ -4,6 +4,7 @@
 #include <string>
 
 #include "dfmpc/planner/planner.h"
+#include "dfmpc/task/task_spec.h"
 
 namespace dfmpc::planner {
 namespace {
@@ -33,9 +34,32 @@ std::string SelectionName(Selection selection) {
 }
 
 PlannerOptions TunedPlannerOptions(const std::string& task) {
+  return TunedPlannerOptions(task::LoadTaskSpec(task));
+}
+
+PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
   PlannerOptions options;
-  if (task == "cartpole_swingup" || task == "cartpole_balance") options.renoise_levels = 8;
-  if (task == "pendulum_swingup_novel") options.horizon = 16;
+  if (!task.root.Has("planner")) return options;
+  const task::TaskTable tuned = task.root.Table("planner");
+  if (tuned.Has("mode")) options.mode = ParsePlanMode(tuned.Text("mode"));
+  options.horizon = tuned.Integer("horizon", options.horizon);
+  options.num_levels = tuned.Integer("levels", options.num_levels);
+  options.uncertainty = tuned.Number("uncertainty", options.uncertainty);
+  options.calls_per_step = tuned.Integer("calls_per_step", options.calls_per_step);
+  options.renoise_levels = tuned.Integer("renoise_levels", options.renoise_levels);
+  options.candidates = tuned.Integer("candidates", options.candidates);
+  if (tuned.Has("selection")) options.selection = ParseSelection(tuned.Text("selection"));
+  options.temperature = tuned.Number("temperature", options.temperature);
+  options.guidance_scale = tuned.Number("guidance_scale", options.guidance_scale);
+  options.eta = tuned.Number("eta", options.eta);
+  options.context_length = tuned.Integer("context_length", options.context_length);
+  options.num_sinks = tuned.Integer("sinks", options.num_sinks);
+  tuned.RejectUnread();
+  try {
+    options.Validate();
+  } catch (const std::invalid_argument& error) {
+    tuned.Fail("", error.what());
+  }
   return options;
 }
 

@@ -156,9 +156,10 @@ void BindEnvs(py::module_& module) {
         return std::make_unique<PyEnv>(
             std::make_unique<Episodes>(Episodes{envs::MakeEnv(task, options), 0}), "");
       },
-      py::arg("task"), py::arg("action_repeat") = 1,
-      py::arg("episode_physics_steps") = envs::kEpisodePhysicsSteps,
-      "A task's environment. Keyword perturbations (obs_noise, obs_noise_rel, delay, gain, "
+      py::arg("task"), py::arg("action_repeat") = 0, py::arg("episode_physics_steps") = 0,
+      "A task's environment: a built-in name or a task folder. action_repeat and "
+      "episode_physics_steps 0 take the task file's. Keyword perturbations (obs_noise, "
+      "obs_noise_rel, delay, gain, "
       "mass, damping, friction) take a fixed value or a (low, high) range drawn per episode.");
 }
 

@@ -106,8 +106,9 @@ void BindOptions(py::module_& module) {
       .def_readwrite("threads", &PlannerOptions::threads)
       .def_readwrite("device", &PlannerOptions::device)
       .def_readwrite("cuda_graphs", &PlannerOptions::cuda_graphs);
-  module.def("tuned_options", &planner::TunedPlannerOptions, py::arg("task"),
-             "The options tuned for a built-in task with its shipped model.");
+  module.def("tuned_options", py::overload_cast<const std::string&>(&planner::TunedPlannerOptions),
+             py::arg("task"),
+             "The options a task's file tunes (a built-in name or a task folder).");
 }
 
 void BindStats(py::module_& module) {

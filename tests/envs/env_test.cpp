@@ -101,7 +101,9 @@ TEST_P(EveryTaskTest, RejectsBadStates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, EveryTaskTest, testing::ValuesIn(TaskNames()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
@@ -184,12 +186,19 @@ TEST(EnvTest, ActionRepeatScalesTheControlStep) {
   EXPECT_EQ(once, four);
 }
 
+TEST(EnvTest, ZeroOptionsTakeTheTaskFiles) {
+  const auto cartpole = MakeEnv("cartpole_swingup");
+  EXPECT_EQ(cartpole->action_repeat(), 1);
+  EXPECT_EQ(cartpole->episode_length(), 1000);
+  EXPECT_DOUBLE_EQ(cartpole->control_timestep(), 0.01);
+}
+
 TEST(EnvTest, RejectsBadOptions) {
   EnvOptions options;
-  options.action_repeat = 0;
+  options.action_repeat = -1;
   EXPECT_THROW(MakeEnv("reacher", options), std::invalid_argument);
   options = EnvOptions();
-  options.episode_physics_steps = 0;
+  options.episode_physics_steps = -1;
   EXPECT_THROW(MakeEnv("reacher", options), std::invalid_argument);
   options = EnvOptions();
   options.action_repeat = 3;  // does not divide dm_control's 1000 physics steps

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model_loader.h"
-#include "task.h"
+#include "dfmpc/task/task_spec.h"
 
 namespace dfmpc::envs {
 namespace {
@@ -41,7 +41,7 @@ std::vector<double> Simulate(const mjModel* model, int steps) {
 
 class PerturbedModelTest : public testing::Test {
  protected:
-  const std::string xml_ = MakePendulumSwingup(true)->Xml();
+  const std::string xml_ = task::LoadTaskSpec("pendulum_swingup").mjcf_text;
   const std::shared_ptr<const mjModel> nominal_ = Load(xml_);
 };
 
@@ -91,7 +91,7 @@ TEST_F(PerturbedModelTest, ScalesStartFromTheNominalValuesEveryTime) {
 }
 
 TEST(PerturbedModelFrictionTest, FrictionAndGainScaleEveryGeomAndActuator) {
-  const auto nominal = Load(MakePointmassMaze()->Xml());
+  const auto nominal = Load(task::LoadTaskSpec("pointmass_maze").mjcf_text);
   PerturbedModel model(nominal);
   Perturbation p;
   p.friction = 0.5;

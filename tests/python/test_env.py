@@ -76,7 +76,7 @@ def test_perturbations_are_keywords():
         (lambda: dfmpc.make_env("no_such_task"), "unknown task"),
         (lambda: dfmpc.make_env("pendulum_swingup", mass=(1.0, 0.5)), "low > high"),
         (lambda: dfmpc.make_env("pendulum_swingup", wind=1.0), "wind"),
-        (lambda: dfmpc.make_env("pendulum_swingup", action_repeat=0), "repeat"),
+        (lambda: dfmpc.make_env("pendulum_swingup", action_repeat=-1), "repeat"),
     ],
 )
 def test_bad_options_are_value_errors(call, message):

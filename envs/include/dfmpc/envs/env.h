@@ -1,6 +1,10 @@
 // The environment interface: MuJoCo tasks with dm_control conventions.
 //
-// Tasks (names as accepted by MakeEnv; "angle 0" is upright throughout):
+// A task is a folder: the robot's MJCF and a task file (task.toml) that
+// names its observations (MuJoCo sensors), actions (actuators), initial
+// state, reward, planner cost and tuned options (dfmpc/task/task_spec.h,
+// docs/your_robot.md). The built-in tasks are such folders in envs/tasks/
+// ("angle 0" is upright throughout):
 //   pendulum_swingup  obs [cos(angle), sin(angle), angular velocity]       act [torque]
 //   pendulum_swingup_novel  obs [cos(angle), sin(angle)]: pendulum_swingup
 //                     observed partially (no velocity); same physics and rewards
@@ -33,12 +37,8 @@
 // state. Noisy observations are not clipped to the observation bounds (a
 // sensor's reading is not). A nominal spec changes nothing, bit for bit. The
 // scale of each observation feature, for obs_noise_rel, is its typical
-// magnitude (about its std under the oracle): 1 for cos, sin and positions
-// in metres, and
-//   pendulum_swingup  angular velocity 4 (pendulum_swingup_novel: none)
-//   cartpole_*        cart velocity 1.5, pole angular velocity 4
-//   reacher           target - finger 0.1 each, joint velocities 1.5 and 2
-//   pointmass_maze    velocities 0.3 each
+// magnitude (about its std under the oracle), each feature's `scale` in the
+// task file.
 #ifndef DFMPC_ENVS_ENV_H_
 #define DFMPC_ENVS_ENV_H_
 
@@ -49,6 +49,10 @@
 #include <vector>
 
 #include "dfmpc/envs/perturbation.h"
+
+namespace dfmpc::task {
+struct TaskSpec;
+}  // namespace dfmpc::task
 
 namespace dfmpc::envs {
 
@@ -70,10 +74,11 @@ struct StepResult {
 inline constexpr int kEpisodePhysicsSteps = 1000;
 
 struct EnvOptions {
-  int action_repeat = 1;  // physics steps per control step, >= 1
+  // Physics steps per control step, >= 1; 0 takes the task file's.
+  int action_repeat = 0;
   // Simulated time of an episode in physics steps; a positive multiple of
-  // action_repeat.
-  int episode_physics_steps = kEpisodePhysicsSteps;
+  // action_repeat; 0 takes the task file's.
+  int episode_physics_steps = 0;
   // Fixed values or per-episode ranges; the default is the nominal task.
   PerturbationSpec perturbation;
 };
@@ -140,12 +145,14 @@ class Env {
   virtual std::unique_ptr<Env> Clone() const = 0;
 };
 
-// Task names accepted by MakeEnv, in a fixed order.
+// The built-in task names, sorted.
 std::vector<std::string> TaskNames();
 
-// Throws std::invalid_argument for an unknown name or bad options, and
-// std::runtime_error if the task's model fails to load.
-std::unique_ptr<Env> MakeEnv(const std::string& name, const EnvOptions& options = {});
+// `task`: a built-in name or a task folder's path. Throws
+// std::invalid_argument for an unknown name, a task file or MJCF with a
+// problem (naming the file and the key) and bad options.
+std::unique_ptr<Env> MakeEnv(const std::string& task, const EnvOptions& options = {});
+std::unique_ptr<Env> MakeEnv(const task::TaskSpec& task, const EnvOptions& options = {});
 
 }  // namespace dfmpc::envs
 

@@ -30,11 +30,14 @@ struct PredictiveSamplingOptions {
   std::uint64_t seed = 0;
 };
 
-// Settings tuned per task for the oracle's reported returns, at one physics
-// step per control step. The look-ahead is a span of simulated time: with
-// `action_repeat` physics steps per control step the horizon shrinks to
-// round(horizon / action_repeat) control steps (knots capped at that).
+// The task file's [oracle] settings (its look-ahead `horizon` in physics
+// steps, `knots`, `samples`, `noise_std`; the defaults above where absent).
+// The look-ahead is a span of simulated time: with `action_repeat` physics
+// steps per control step the horizon shrinks to round(horizon /
+// action_repeat) control steps (knots capped at that). `task`: a name or a
+// task folder.
 PredictiveSamplingOptions OracleOptions(const std::string& task, int action_repeat = 1);
+PredictiveSamplingOptions OracleOptions(const task::TaskSpec& task, int action_repeat = 1);
 
 class PredictiveSamplingPolicy final : public Policy {
  public:

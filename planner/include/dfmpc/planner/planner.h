@@ -30,6 +30,10 @@
 #include <string>
 #include <vector>
 
+namespace dfmpc::task {
+struct TaskSpec;
+}  // namespace dfmpc::task
+
 namespace dfmpc::worldmodel {
 struct Checkpoint;
 class KvCache;
@@ -93,19 +97,15 @@ struct PlannerOptions {
   void Validate() const;
 };
 
-// The options tuned for `task` with its shipped model: the defaults above,
-// except
-// - the warm step's re-noise levels, 8 for the cart-pole tasks (at 0.04 s
-//   per control step the front of the plan must react faster to the pole:
-//   swing-up scores 630-650 with 4 levels and 838-840 with 8 over two sets
-//   of 10 episodes, balance 815 and 974; docs/experiments.md) and 4
-//   otherwise;
-// - the horizon of pendulum_swingup_novel, 16 instead of 32: its cost reads
-//   the velocity from consecutive predicted angles, which drift apart late in
-//   a long plan (10 episodes: H = 8 / 16 / 24 / 32 scored 448 / 742 / 632 /
-//   492; docs/experiments.md, Robustness).
-// Any task name is accepted.
+// The options tuned for `task` (a built-in name or a task folder): the
+// defaults above, changed by its task file's [planner] table (keys mode,
+// horizon, levels, uncertainty, calls_per_step, renoise_levels, candidates,
+// selection, temperature, guidance_scale, eta, context_length, sinks). The
+// cart-pole tasks re-noise 8 levels, pendulum_swingup_novel plans 16 tokens;
+// their task files say why. Throws std::invalid_argument naming the file and
+// key of an unknown or impossible option.
 PlannerOptions TunedPlannerOptions(const std::string& task);
+PlannerOptions TunedPlannerOptions(const task::TaskSpec& task);
 
 // The plan kept after the last optimization, in the environment's units:
 // row j predicts the token x_{p+1+j} = [a_{p+j}, o_{p+1+j}] of the control

@@ -10,13 +10,17 @@
 #include <memory>
 #include <string>
 
+namespace dfmpc::task {
+struct TaskSpec;
+}  // namespace dfmpc::task
+
 namespace dfmpc::planner {
 
 class TaskCost {
  public:
   virtual ~TaskCost() = default;
 
-  // Environment (envs::MakeEnv name) whose observation layout this cost reads.
+  // The task (its file's name) whose observation layout this cost reads.
   virtual const std::string& task() const = 0;
   virtual int observation_dim() const = 0;
   virtual int action_dim() const = 0;
@@ -32,9 +36,12 @@ class TaskCost {
   virtual at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const = 0;
 };
 
-// Names with a cost: every task of envs::TaskNames().
-// Throws std::invalid_argument naming the known tasks for any other name.
+// The cost of a task file's [[cost]] terms (dfmpc/task/task_spec.h).
+// `task`: a built-in name or a task folder. Throws std::invalid_argument
+// naming the known tasks for an unknown name, and the file and key for a
+// term it cannot build.
 std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task);
+std::unique_ptr<TaskCost> MakeTaskCost(const task::TaskSpec& task);
 
 }  // namespace dfmpc::planner
 
