@@ -12,7 +12,7 @@ std::vector<std::string> BaselinePolicyNames() { return {"random", "oracle", "mi
 
 std::unique_ptr<Policy> MakeBaselinePolicy(const std::string& name, const Env& env,
                                            std::uint64_t seed, int num_threads) {
-  PredictiveSamplingOptions oracle = OracleOptions(env.name(), env.action_repeat());
+  PredictiveSamplingOptions oracle = OracleOptions(env.task(), env.action_repeat());
   oracle.seed = seed;
   oracle.num_threads = num_threads;
   if (name == "random") return std::make_unique<RandomPolicy>(env.action_spec(), seed);

@@ -5,6 +5,7 @@
 #include "dfmpc/envs/dataset.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "dfmpc/task/task_spec.h"
 
 namespace dfmpc::envs {
 
@@ -17,11 +18,14 @@ CollectSummary CollectDataset(const std::string& path, const CollectOptions& opt
       (options.frame_width > 0) != (options.frame_height > 0)) {
     throw std::invalid_argument("collect: frame sizes must be both positive or both 0");
   }
-  auto env = MakeEnv(options.task, options.env);
+  const task::TaskSpec spec = task::LoadTaskSpec(options.task);
+  auto env = MakeEnv(spec, options.env);
   auto policy = MakeBaselinePolicy(options.policy, *env, options.seed, options.threads);
 
   DatasetInfo info;
   info.task = env->name();
+  info.task_file = spec.toml_text;
+  info.task_mjcf = spec.mjcf_text;
   info.policy = options.policy;
   info.seed = options.seed;
   info.observation_size = env->observation_spec().size();

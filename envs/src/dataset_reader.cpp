@@ -50,6 +50,11 @@ DatasetInfo ReadInfo(hid_t file) {
   }
   info.library_version = hdf5::ReadStringAttribute(file, "library_version");
   info.task = hdf5::ReadStringAttribute(file, "task");
+  // Absent in files written before datasets carried their task's files.
+  if (H5Aexists(file, "task_file") > 0) {
+    info.task_file = hdf5::ReadStringAttribute(file, "task_file");
+    info.task_mjcf = hdf5::ReadStringAttribute(file, "task_mjcf");
+  }
   info.policy = hdf5::ReadStringAttribute(file, "policy");
   info.seed = static_cast<std::uint64_t>(hdf5::ReadInt64Attribute(file, "seed"));
   info.observation_size = static_cast<int>(hdf5::ReadInt64Attribute(file, "observation_size"));

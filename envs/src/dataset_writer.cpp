@@ -116,6 +116,10 @@ class DatasetWriter::Impl {
     hdf5::WriteInt64Attribute(h5, "format_version", info_.format_version);
     hdf5::WriteStringAttribute(h5, "library_version", info_.library_version);
     hdf5::WriteStringAttribute(h5, "task", info_.task);
+    if (!info_.task_file.empty()) {
+      hdf5::WriteStringAttribute(h5, "task_file", info_.task_file);
+      hdf5::WriteStringAttribute(h5, "task_mjcf", info_.task_mjcf);
+    }
     hdf5::WriteStringAttribute(h5, "policy", info_.policy);
     hdf5::WriteInt64Attribute(h5, "seed", static_cast<long long>(info_.seed));
     hdf5::WriteInt64Attribute(h5, "observation_size", info_.observation_size);

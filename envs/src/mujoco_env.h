@@ -23,6 +23,7 @@ class MujocoEnv final : public Env {
   MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options);
 
   const std::string& name() const override { return name_; }
+  const task::TaskSpec& task() const override { return task_->spec(); }
   const BoxSpec& observation_spec() const override { return observation_spec_; }
   const BoxSpec& action_spec() const override { return action_spec_; }
   double control_timestep() const override;

@@ -19,6 +19,7 @@ void AddEvalCommand(CLI::App& app);           // dfmpc eval
 void AddReportCommand(CLI::App& app);         // dfmpc report
 void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
 void AddInfoCommand(CLI::App& app);           // dfmpc info
+void AddTaskCommand(CLI::App& app);           // dfmpc task check | new
 // `command_line` is recorded in the model's notes.
 void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc train
 // `command_line` is recorded in the model's notes.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/image_io.h"
 #include "dfmpc/envs/policy.h"
+#include "dfmpc/task/task_spec.h"
 #include "model_policies.h"
 #include "perturbation_flags.h"
 #include "progress_bar.h"
@@ -74,14 +76,16 @@ void RunControl(ControlOptions o) {
   if (o.frame_size < 0 || o.gif_every < 1) {
     throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
   }
-  if (o.task.empty()) o.task = NamedModelTask(o.policy, o.planner, o.mppi);
-  if (o.task.empty()) o.task = "pendulum_swingup";
+  std::optional<task::TaskSpec> spec;
+  if (o.task.empty()) spec = NamedModelTask(o.policy, o.planner, o.mppi);
+  if (!spec) spec = task::LoadTaskSpec(o.task.empty() ? "pendulum_swingup" : o.task);
+  o.task = spec->name;
   envs::EnvOptions env_options;
   env_options.perturbation = PerturbationFromFlags(o.perturbation);
-  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
+  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec);
   env_options.action_repeat = policy->action_repeat();
   if (o.steps > 0) env_options.episode_physics_steps = o.steps * env_options.action_repeat;
-  auto env = envs::MakeEnv(o.task, env_options);
+  auto env = envs::MakeEnv(*spec, env_options);
   std::filesystem::create_directories(o.out);
 
   const std::string label = o.policy == "dfmpc" ? "dfmpc " + o.planner.mode : o.policy;
@@ -140,9 +144,10 @@ void AddControlCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("control",
                                      "Run the planner (or its MLP-MPPI peer) in closed loop for "
                                      "one episode, next to a random policy");
-  cmd->add_option("--task", options->task,
-                  "task name (default: the task of --model or --mlp-model, else "
-                  "pendulum_swingup)")
+  cmd->add_option(
+         "--task", options->task,
+         "a built-in task or a task folder (default: the task of --model or --mlp-model, else "
+         "pendulum_swingup)")
       ->check(TaskNameOrFolder());
   cmd->add_option("--policy", options->policy,
                   "dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")

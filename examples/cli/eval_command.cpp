@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "dfmpc/task/task_spec.h"
 #include "model_policies.h"
 #include "output_path.h"
 #include "perturbation_flags.h"
@@ -98,23 +100,24 @@ void AppendToSummary(const EvalOptions& o, const envs::Env& env,
 }
 
 void RunEval(EvalOptions o) {
-  if (o.task.empty() && IsModelPolicy(o.policy)) {
-    o.task = NamedModelTask(o.policy, o.planner, o.mppi);
-  }
-  if (o.task.empty()) {
+  std::optional<task::TaskSpec> spec;
+  if (o.task.empty() && IsModelPolicy(o.policy)) spec = NamedModelTask(o.policy, o.planner, o.mppi);
+  if (!spec && o.task.empty()) {
     throw std::invalid_argument("--task is required (policy " + o.policy +
                                 " without a model file to take it from)");
   }
+  if (!spec) spec = task::LoadTaskSpec(o.task);
+  o.task = spec->name;
   if (o.episodes < 1) throw std::invalid_argument("--episodes must be >= 1");
   if (o.action_repeat < 0) throw std::invalid_argument("--action-repeat must be >= 0");
   if (!o.summary.empty()) CheckSummaryAppendable(o.summary, Label(o));
   envs::EnvOptions env_options;
   env_options.perturbation = PerturbationFromFlags(o.perturbation);
   std::unique_ptr<TimedPolicy> planner;
-  if (IsModelPolicy(o.policy)) planner = MakeModelPolicy(o.policy, o.planner, o.mppi, o.task);
+  if (IsModelPolicy(o.policy)) planner = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec);
   env_options.action_repeat =
       planner ? ModelActionRepeat(*planner, o.action_repeat) : std::max(1, o.action_repeat);
-  auto env = envs::MakeEnv(o.task, env_options);
+  auto env = envs::MakeEnv(*spec, env_options);
   std::unique_ptr<envs::Policy> baseline;
   if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
   envs::Policy& policy = planner ? static_cast<envs::Policy&>(*planner) : *baseline;
@@ -172,9 +175,10 @@ void RunEval(EvalOptions o) {
 void AddEvalCommand(CLI::App& app) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate a policy's returns on a task");
-  cmd->add_option("--task", options->task,
-                  "task name (default for dfmpc and mlp-mppi: the task of --model or "
-                  "--mlp-model)")
+  cmd->add_option(
+         "--task", options->task,
+         "a built-in task or a task folder (default for dfmpc and mlp-mppi: the task of --model or "
+         "--mlp-model)")
       ->check(TaskNameOrFolder());
   cmd->add_option("--policy", options->policy,
                   "random, oracle, mixed, dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")

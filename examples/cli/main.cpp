@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddControlCommand(app);
   dfmpc::cli::AddRolloutCommand(app);
   dfmpc::cli::AddInfoCommand(app);
+  dfmpc::cli::AddTaskCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");
   bench->require_subcommand(1);

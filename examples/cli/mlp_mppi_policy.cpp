@@ -134,13 +134,14 @@ Eigen::VectorXd MlpMppiPolicy::Plan(const Eigen::VectorXd& observation) {
   return Eigen::Map<const Eigen::VectorXd>(first.data_ptr<double>(), act);
 }
 
-std::unique_ptr<MlpMppiPolicy> MakeMlpMppiPolicy(const std::string& path, const std::string& task,
+std::unique_ptr<MlpMppiPolicy> MakeMlpMppiPolicy(const std::string& path,
+                                                 const task::TaskSpec& task,
                                                  const MlpMppiOptions& options) {
   Require(!path.empty(),
           "--policy mlp-mppi needs --mlp-model (an ensemble from "
           "`dfmpc train-mlp --ensemble E`)");
   worldmodel::CheckpointExpectation expect;
-  expect.task = task;
+  expect.task = task.name;
   return std::make_unique<MlpMppiPolicy>(worldmodel::LoadMlpEnsemble(path, expect),
                                          planner::MakeTaskCost(task), options);
 }

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "dfmpc/planner/task_cost.h"
+#include "dfmpc/task/task_spec.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
 #include "timed_policy.h"
 
@@ -74,7 +75,8 @@ class MlpMppiPolicy final : public TimedPolicy {
 
 // Loads the ensemble at `path` for `task` (errors name the file) and builds
 // the policy with the task's cost.
-std::unique_ptr<MlpMppiPolicy> MakeMlpMppiPolicy(const std::string& path, const std::string& task,
+std::unique_ptr<MlpMppiPolicy> MakeMlpMppiPolicy(const std::string& path,
+                                                 const task::TaskSpec& task,
                                                  const MlpMppiOptions& options);
 
 }  // namespace dfmpc::cli

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "dfmpc/planner/model_task.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
 
@@ -28,19 +29,18 @@ void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags) {
 
 std::vector<std::string> ModelPolicyNames() { return {"dfmpc", "mlp-mppi"}; }
 
-std::string NamedModelTask(const std::string& name, const PlannerFlags& planner,
-                           const MlpMppiFlags& mppi) {
-  if (name == "dfmpc" && !planner.model.empty()) {
-    return worldmodel::LoadCheckpoint(planner.model).info.task;
-  }
+std::optional<task::TaskSpec> NamedModelTask(const std::string& name, const PlannerFlags& planner,
+                                             const MlpMppiFlags& mppi) {
+  if (name == "dfmpc" && !planner.model.empty()) return planner::ModelTask(planner.model);
   if (name == "mlp-mppi" && !mppi.model.empty()) {
-    return worldmodel::LoadMlpEnsemble(mppi.model).info.model.task;
+    const worldmodel::MlpModelInfo info = worldmodel::LoadMlpEnsemble(mppi.model).info.model;
+    return planner::CarriedTask(info.task, info.task_file, info.task_mjcf, mppi.model);
   }
-  return "";
+  return std::nullopt;
 }
 
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
-                                             const MlpMppiFlags& mppi, const std::string& task) {
+                                             const MlpMppiFlags& mppi, const task::TaskSpec& task) {
   if (name == "dfmpc") return MakePlannerPolicy(planner, task);
   if (name == "mlp-mppi") return MakeMlpMppiPolicy(mppi.model, task, mppi.options);
   throw std::invalid_argument("unknown model policy '" + name + "' (dfmpc or mlp-mppi)");

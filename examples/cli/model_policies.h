@@ -5,9 +5,11 @@
 #define DFMPC_EXAMPLES_CLI_MODEL_POLICIES_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dfmpc/task/task_spec.h"
 #include "mlp_mppi_policy.h"
 #include "planner_policy.h"
 #include "timed_policy.h"
@@ -30,14 +32,14 @@ void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags);
 std::vector<std::string> ModelPolicyNames();
 
 // The task of the model file the flags name for policy `name` (the world
-// model's for dfmpc, the ensemble's for mlp-mppi): "" when they name none.
-// Throws what loading the file throws.
-std::string NamedModelTask(const std::string& name, const PlannerFlags& planner,
-                           const MlpMppiFlags& mppi);
+// model's for dfmpc, the ensemble's for mlp-mppi; planner/model_task.h):
+// none when they name no file. Throws what loading the file throws.
+std::optional<task::TaskSpec> NamedModelTask(const std::string& name, const PlannerFlags& planner,
+                                             const MlpMppiFlags& mppi);
 
 // The policy `name` for `task`; throws std::invalid_argument for another name.
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
-                                             const MlpMppiFlags& mppi, const std::string& task);
+                                             const MlpMppiFlags& mppi, const task::TaskSpec& task);
 
 }  // namespace dfmpc::cli
 

@@ -11,7 +11,7 @@
 
 namespace dfmpc::cli {
 
-planner::PlannerOptions PlannerFlags::Resolve(const std::string& task) const {
+planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const {
   planner::PlannerOptions resolved = options;
   const planner::PlannerOptions tuned = planner::TunedPlannerOptions(task);
   resolved.horizon = horizon.value_or(tuned.horizon);
@@ -90,16 +90,17 @@ Eigen::VectorXd PlannerPolicy::Act(const Eigen::VectorXd& observation) {
 }
 
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
-                                                 const std::string& task) {
+                                                 const task::TaskSpec& task) {
   std::string model = flags.model;
   if (model.empty()) {
-    model = ShippedModelPath(task);
+    model = ShippedModelPath(task.name);
     if (!std::filesystem::exists(model)) {
-      throw std::invalid_argument("no shipped model for task '" + task + "' (" + model +
+      throw std::invalid_argument("no shipped model for task '" + task.name + "' (" + model +
                                   "); train one with `dfmpc train` and pass --model");
     }
   }
-  return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, flags.Resolve(task), task));
+  return std::make_unique<PlannerPolicy>(
+      planner::Planner::FromFile(model, flags.Resolve(task), task));
 }
 
 int ModelActionRepeat(const TimedPolicy& policy, int requested) {

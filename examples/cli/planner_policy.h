@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dfmpc/planner/planner.h"
+#include "dfmpc/task/task_spec.h"
 #include "timed_policy.h"
 
 namespace CLI {
@@ -28,7 +29,7 @@ struct PlannerFlags {
 
   // `options` for `task`: parses mode and selection (std::invalid_argument
   // if unknown) and fills what was not given from TunedPlannerOptions(task).
-  planner::PlannerOptions Resolve(const std::string& task) const;
+  planner::PlannerOptions Resolve(const task::TaskSpec& task) const;
 };
 
 // The model shipped for `task` in the source tree (examples/models/TASK.pt).
@@ -51,7 +52,7 @@ class PlannerPolicy final : public TimedPolicy {
 // Loads the model of `flags` for `task`, the task's shipped model when none
 // is given (a missing shipped model or a model for another task is an error).
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
-                                                 const std::string& task);
+                                                 const task::TaskSpec& task);
 
 // Physics steps per control step of an environment `policy` controls: the
 // model's own when `requested` is 0; any other value that differs from it

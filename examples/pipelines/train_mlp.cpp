@@ -27,6 +27,8 @@ MlpResult TrainMlp(const MlpJob& job, const MlpCallbacks& callbacks) {
                        tokenizer.model ? tokenizer.model.get() : nullptr);
   worldmodel::MlpModelInfo info;
   info.task = data.info.task;
+  info.task_file = data.info.task_file;
+  info.task_mjcf = data.info.task_mjcf;
   info.config.layout = data.layout;
   info.notes = job.notes;
   EpisodeSplit& split = data.split;

@@ -31,6 +31,8 @@ std::vector<worldmodel::TrainLogRow> TrainWorldModel(WorldModelJob job,
   }
   worldmodel::ModelInfo info;
   info.task = data.info.task;
+  info.task_file = data.info.task_file;
+  info.task_mjcf = data.info.task_mjcf;
   info.layout = data.layout;
   EpisodeSplit& split = data.split;
   const worldmodel::Normalizer normalizer = FitAndNormalize(split);

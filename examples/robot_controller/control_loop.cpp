@@ -1,7 +1,9 @@
 #include "control_loop.h"
 
 #include <dfmpc/envs/env.h>
+#include <dfmpc/planner/model_task.h>
 #include <dfmpc/planner/planner.h>
+#include <dfmpc/task/task_spec.h>
 
 #include <algorithm>
 #include <chrono>
@@ -41,16 +43,20 @@ LoopReport RunControlLoop(const LoopOptions& options) {
   if (!(options.rate_hz > 0) || options.steps < 1 || options.threads < 1) {
     throw std::invalid_argument("the rate must be > 0, the steps and threads >= 1");
   }
-  dfmpc::planner::PlannerOptions planner_options =
-      dfmpc::planner::TunedPlannerOptions(options.task);
+  // The model carries its task; a given one (a name or a folder) must be
+  // the model's.
+  const dfmpc::task::TaskSpec task = options.task.empty()
+                                         ? dfmpc::planner::ModelTask(options.model)
+                                         : dfmpc::task::LoadTaskSpec(options.task);
+  dfmpc::planner::PlannerOptions planner_options = dfmpc::planner::TunedPlannerOptions(task);
   planner_options.threads = options.threads;
-  auto planner = dfmpc::planner::Planner::FromFile(options.model, planner_options, options.task);
+  auto planner = dfmpc::planner::Planner::FromFile(options.model, planner_options, task);
   LoopReport report;
-  report.task = options.task;
+  report.task = task.name;
 
   dfmpc::envs::EnvOptions env_options;
   env_options.action_repeat = planner->action_repeat();
-  auto robot = dfmpc::envs::MakeEnv(report.task, env_options);
+  auto robot = dfmpc::envs::MakeEnv(task, env_options);
 
   report.period_ms = 1000.0 / options.rate_hz;
   report.max_wait_ms = options.max_wait_ms >= 0 ? options.max_wait_ms : 0.75 * report.period_ms;

@@ -13,7 +13,7 @@ namespace robot_controller {
 
 struct LoopOptions {
   std::string model;         // a dfmpc world-model file
-  std::string task = "pendulum_swingup";  // the robot; the model must be for it
+  std::string task;  // the robot (a name or a task folder); empty: the model's task
   double rate_hz = 50.0;     // control rate of the loop (wall clock)
   double max_wait_ms = -1;   // how long a step may wait for its plan; < 0: 3/4 of the period
   int steps = 1000;          // control steps in all, over as many episodes as they span

@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
   app.add_option("--model", options.model, "dfmpc world-model file (e.g. pendulum_swingup.pt)")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--task", options.task, "the MuJoCo task that plays the robot")
-      ->capture_default_str();
+  app.add_option("--task", options.task,
+                 "the MuJoCo task that plays the robot: a built-in name or a task folder "
+                 "(default: the model's own task)");
   app.add_option("--rate", options.rate_hz, "control rate in Hz")->capture_default_str();
   app.add_option("--max-wait-ms", options.max_wait_ms,
                  "longest wait for the fresh plan (default: 3/4 of the period)");

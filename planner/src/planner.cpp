@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "dfmpc/planner/model_task.h"
 #include "dfmpc/planner/task_cost.h"
+#include "dfmpc/task/task_spec.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/forward_graphs.h"
@@ -521,8 +523,24 @@ std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
   options.Validate();
   const c10::Device device =
       worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
-  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task, 0}, device);
-  return std::make_unique<Planner>(checkpoint, MakeTaskCost(checkpoint.info.task), options);
+  if (!task.empty()) return FromFile(model_path, options, task::LoadTaskSpec(task));
+  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {}, device);
+  return std::make_unique<Planner>(checkpoint,
+                                   MakeTaskCost(ModelTask(checkpoint.info, model_path)), options);
+}
+
+std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
+                                           const PlannerOptions& options,
+                                           const task::TaskSpec& task) {
+  options.Validate();
+  const c10::Device device =
+      worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
+  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task.name, 0}, device);
+  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task), options);
+}
+
+std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path) {
+  return FromFile(model_path, TunedPlannerOptions(ModelTask(model_path)));
 }
 
 void Planner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }

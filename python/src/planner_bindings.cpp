@@ -12,8 +12,10 @@
 #include "arrays.h"
 #include "bindings.h"
 #include "dfmpc/planner/async_planner.h"
+#include "dfmpc/planner/model_task.h"
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
+#include "dfmpc/task/task_spec.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
 #include "guarded.h"
@@ -53,15 +55,18 @@ std::unique_ptr<PyPlanner> PlannerFromFile(const std::string& model, const std::
   // The device decides where the model loads, so it is read first.
   const PlannerOptions given = WithKeywords(PlannerOptions(), keywords);
   const c10::Device device = worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
+  // A given task (a name or a folder) supplies the cost; else the model's own.
+  std::optional<task::TaskSpec> spec;
+  if (!task.empty()) spec = task::LoadTaskSpec(task);
   worldmodel::Checkpoint checkpoint;
   {
     py::gil_scoped_release release;
-    checkpoint = worldmodel::LoadCheckpoint(model, {task, 0}, device);
+    checkpoint = worldmodel::LoadCheckpoint(model, {spec ? spec->name : "", 0}, device);
   }
-  const std::string& model_task = checkpoint.info.task;
-  const PlannerOptions options = WithKeywords(planner::TunedPlannerOptions(model_task), keywords);
+  if (!spec) spec = planner::ModelTask(checkpoint.info, model);
+  const PlannerOptions options = WithKeywords(planner::TunedPlannerOptions(*spec), keywords);
   return std::make_unique<PyPlanner>(
-      std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(model_task), options),
+      std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(*spec), options),
       "this Planner was handed to an AsyncPlanner and cannot be used");
 }
 

@@ -14,6 +14,7 @@
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
 #include "dfmpc/planner/task_cost.h"
+#include "dfmpc/task/task_spec.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
 #include "mlp_mppi_policy.h"
@@ -75,7 +76,7 @@ std::string UntrainedFile(const std::string& task) {
 
 void ExpectError(const std::string& path, const std::string& needle) {
   try {
-    MakeMlpMppiPolicy(path, kPendulum, {});
+    MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), {});
     ADD_FAILURE() << "no error for '" << path << "'";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -143,8 +144,8 @@ TEST(MlpMppiTest, SameSeedSameActionsInBothSelections) {
     MlpMppiOptions options;
     options.temperature = temperature;
     options.num_samples = 8;
-    auto first = MakeMlpMppiPolicy(path, kPendulum, options);
-    auto second = MakeMlpMppiPolicy(path, kPendulum, options);
+    auto first = MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options);
+    auto second = MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options);
     Eigen::VectorXd observation(3);
     observation << -1.0, 0.1, 0.5;  // hanging, slightly off, turning
     first->Reset(observation);
@@ -162,10 +163,10 @@ TEST(MlpMppiTest, ImpossibleOptionsAreRefused) {
   const std::string path = UntrainedFile(kPendulum);
   MlpMppiOptions options;
   options.num_knots = 1;
-  EXPECT_THROW(MakeMlpMppiPolicy(path, kPendulum, options), std::invalid_argument);
+  EXPECT_THROW(MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options), std::invalid_argument);
   options = {};
   options.temperature = -1.0;
-  EXPECT_THROW(MakeMlpMppiPolicy(path, kPendulum, options), std::invalid_argument);
+  EXPECT_THROW(MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options), std::invalid_argument);
 }
 
 }  // namespace

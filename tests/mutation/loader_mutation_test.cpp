@@ -1,7 +1,8 @@
-// Mutation test of the two loaders that read files from disk: thousands of
-// truncated, bit-flipped and random versions of a real checkpoint and a real
-// dataset are either refused with an exception or, for the dataset, loaded
-// unchanged (a flipped byte in unused space). Nothing crashes.
+// Mutation test of the loaders that read files from disk: thousands of
+// truncated, bit-flipped and random versions of a real checkpoint, a real
+// dataset and a real task file are either refused with an exception or, for
+// the dataset, loaded unchanged (a flipped byte in unused space), or for the
+// task file, build an environment that runs. Nothing crashes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,6 +18,10 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/episode.h"
 #include "dfmpc/envs/policy.h"
+#include "dfmpc/envs/predictive_sampling.h"
+#include "dfmpc/planner/planner.h"
+#include "dfmpc/planner/task_cost.h"
+#include "dfmpc/task/task_spec.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "tiny_model.h"
 
@@ -152,6 +157,31 @@ TEST(LoaderMutationTest, CorruptDatasetsAreRefusedOrLoadUnchanged) {
   });
   std::cout << loaded << " of " << kMutationsPerFile
             << " mutated datasets loaded (flips in unused bytes)\n";
+}
+
+// A task file that still parses after a mutation (a flip in a comment, a
+// changed digit) is a valid task: it must build everything it feeds and run.
+TEST(LoaderMutationTest, CorruptTaskFilesAreRefusedOrRun) {
+  const fs::path folder = EmptyDirectory("task");
+  const task::TaskSpec original = task::LoadTaskSpec("cartpole_swingup");
+  std::ofstream(folder / "cartpole.xml") << original.mjcf_text;
+  const std::string path = (folder / "task.toml").string();
+  WriteBytes(path, original.toml_text);
+  const int loaded = FeedMutations(path, [&](const std::string& file) {
+    fs::rename(file, path);
+    const task::TaskSpec spec = task::LoadTaskSpec(folder.string());
+    envs::EnvOptions options;
+    options.episode_physics_steps = 20;
+    const auto env = envs::MakeEnv(spec, options);
+    planner::MakeTaskCost(spec);
+    planner::TunedPlannerOptions(spec);
+    envs::OracleOptions(spec);
+    envs::RandomPolicy policy(env->action_spec(), 1);
+    const envs::Episode episode = envs::RunEpisode(*env, policy, 1);
+    return episode.observations.allFinite() && episode.rewards.allFinite();
+  });
+  std::cout << loaded << " of " << kMutationsPerFile
+            << " mutated task files loaded (flips in comments, changed values)\n";
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format)
           {"format_version", info.format_version},
           {"library_version", info.library_version},
           {"task", info.task},
+          {"task_file", info.task_file},
+          {"task_mjcf", info.task_mjcf},
           {"layout", {{"action_dim", info.layout.action_dim},
                       {"observation_dim", info.layout.observation_dim},
                       {"observation_deltas", info.layout.observation_deltas}}},
@@ -42,6 +44,8 @@ ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   info.format_version = j.at("format_version").get<int>();
   info.library_version = j.at("library_version").get<std::string>();
   info.task = j.at("task").get<std::string>();
+  info.task_file = j.value("task_file", "");
+  info.task_mjcf = j.value("task_mjcf", "");
   info.layout.action_dim = j.at("layout").at("action_dim").get<int>();
   info.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
   info.layout.observation_deltas = j.at("layout").at("observation_deltas").get<bool>();

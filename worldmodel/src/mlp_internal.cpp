@@ -14,6 +14,8 @@ nlohmann::json MlpInfoToJson(const MlpModelInfo& info, const char* format) {
           {"format_version", info.format_version},
           {"library_version", info.library_version},
           {"task", info.task},
+          {"task_file", info.task_file},
+          {"task_mjcf", info.task_mjcf},
           {"layout",
            {{"action_dim", c.layout.action_dim}, {"observation_dim", c.layout.observation_dim}}},
           {"width", c.width},
@@ -26,6 +28,8 @@ MlpModelInfo MlpInfoFromJson(const nlohmann::json& j) {
   info.format_version = j.at("format_version").get<int>();
   info.library_version = j.at("library_version").get<std::string>();
   info.task = j.at("task").get<std::string>();
+  info.task_file = j.value("task_file", "");
+  info.task_mjcf = j.value("task_mjcf", "");
   info.config.layout.action_dim = j.at("layout").at("action_dim").get<int>();
   info.config.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
   info.config.width = j.at("width").get<int>();

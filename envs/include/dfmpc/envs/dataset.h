@@ -24,6 +24,10 @@ inline constexpr int kDatasetFormatVersion = 3;
 
 struct DatasetInfo {
   std::string task;
+  // The task's files (dfmpc/task/task_spec.h), carried on to the models
+  // trained on the data; empty in files written before datasets carried them.
+  std::string task_file;
+  std::string task_mjcf;
   std::string policy;
   std::uint64_t seed = 0;
   int observation_size = 0;

@@ -88,6 +88,8 @@ class Env {
   virtual ~Env() = default;
 
   virtual const std::string& name() const = 0;
+  // The task file and MJCF the environment was built from.
+  virtual const task::TaskSpec& task() const = 0;
   virtual const BoxSpec& observation_spec() const = 0;
   virtual const BoxSpec& action_spec() const = 0;
   // Seconds of simulated time per control step.

@@ -42,7 +42,7 @@ std::vector<std::string> BaselinePolicyNames();
 
 // A baseline controlling `env`. The oracle and mixed policies read the true
 // simulation state of `env` (which must outlive them) at every Act, and use
-// OracleOptions(env.name(), env.action_repeat()) with rollouts on `num_threads` threads. Throws
+// OracleOptions(env.task(), env.action_repeat()) with rollouts on `num_threads` threads. Throws
 // std::invalid_argument for unknown names.
 std::unique_ptr<Policy> MakeBaselinePolicy(const std::string& name, const Env& env,
                                            std::uint64_t seed, int num_threads = 1);

@@ -157,13 +157,19 @@ class Planner {
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
 
-  // Loads `model_path` onto `options.device` with the cost of its task.
-  // With a non-empty `task` a model trained for another task is an error
-  // (std::runtime_error); so is a device this machine lacks
-  // (std::invalid_argument).
+  // Loads `model_path` onto `options.device` with the cost of its task (the
+  // task files the model carries, model_task.h). A non-empty `task` (a
+  // built-in name or a task folder) supplies the cost instead, and a model
+  // trained for a task of another name is an error (std::runtime_error); so
+  // is a device this machine lacks (std::invalid_argument).
   static std::unique_ptr<Planner> FromFile(const std::string& model_path,
                                            const PlannerOptions& options,
                                            const std::string& task = "");
+  static std::unique_ptr<Planner> FromFile(const std::string& model_path,
+                                           const PlannerOptions& options,
+                                           const task::TaskSpec& task);
+  // The same with the options the model's task file tunes.
+  static std::unique_ptr<Planner> FromFile(const std::string& model_path);
 
   // Starts an episode at `observation` (o_0): forgets the plan and the
   // history, then plans step 0 from noise (the K model calls of a first

@@ -21,6 +21,11 @@ const char* LibraryVersion();
 
 struct ModelInfo {
   std::string task;            // environment the data came from
+  // The task's files (dfmpc/task/task_spec.h), so that a model needs no
+  // task folder to be planned with; empty in files written before models
+  // carried them (built-in tasks, found by name).
+  std::string task_file;
+  std::string task_mjcf;
   TokenLayout layout;
   TransformerConfig config;
   int num_timesteps = 1000;

@@ -87,6 +87,8 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
 
 struct MlpModelInfo {
   std::string task;
+  std::string task_file;  // the task's files, as ModelInfo's
+  std::string task_mjcf;
   MlpDynamicsConfig config;
   std::string notes;  // free text, e.g. the training command
   int format_version = kCheckpointFormatVersion;
