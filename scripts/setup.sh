@@ -13,7 +13,7 @@ PACKAGES=(
   libhdf5-dev libcli11-dev nlohmann-json3-dev libstb-dev libgif-dev libtomlplusplus-dev
   zlib1g-dev
   gnuplot-nox
-  pybind11-dev python3-dev python3-numpy python3-pytest
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-h5py
   ffmpeg
 )
 

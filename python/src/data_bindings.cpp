@@ -215,12 +215,13 @@ void BindData(py::module_& module) {
              "optional terminated, truncated, success, frames [T, H, W, 3] uint8) as a dataset "
              "file, whole or not at all.");
   module.def("collect", &Collect, py::arg("task"), py::arg("out"), py::arg("episodes") = 10,
-             py::arg("policy") = "mixed", py::arg("seed") = 0, py::arg("action_repeat") = 1,
-             py::arg("episode_physics_steps") = envs::kEpisodePhysicsSteps,
+             py::arg("policy") = "mixed", py::arg("seed") = 0, py::arg("action_repeat") = 0,
+             py::arg("episode_physics_steps") = 0,
              py::arg("frame_width") = 0, py::arg("frame_height") = 0, py::arg("threads") = 1,
              py::arg("perturbation") = "", py::arg("progress") = py::none(),
-             "Rolls a baseline policy (random, oracle, mixed) out and writes a dataset, as "
-             "`dfmpc collect`; progress(steps, episode) is called after every control step. "
+             "Rolls a baseline policy (random, oracle, mixed) out on a task (a built-in name or "
+             "a task folder) and writes a dataset, as `dfmpc collect` (action_repeat and "
+             "episode_physics_steps 0: the task file's); progress(steps, episode) is called after every control step. "
              "Returns episodes, steps and mean_return.");
 }
 
