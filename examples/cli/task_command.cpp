@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -97,7 +96,7 @@ void RunCheck(const std::string& name_or_folder) {
 
 // A new folder from the built-in pendulum's two files, renamed.
 void RunNew(const std::string& name, const std::string& folder) {
-  if (!std::regex_match(name, std::regex("[A-Za-z0-9_-]{1,64}"))) {
+  if (!task::IsTaskName(name)) {
     throw std::invalid_argument("task name '" + name +
                                 "' must be 1-64 letters, digits, '_' or '-'");
   }

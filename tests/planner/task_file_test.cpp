@@ -95,7 +95,7 @@ TEST(TaskFileTest, ProblemsAreNamedWithTheFileAndTheKey) {
       {"weight = 0.001", "weight = -1", "cost[2].weight: must be >= 0", false},
       {"surplus_rate = 0.25", "", "cost[1].surplus_rate: missing", false},
       {"[planner]", "[planner]\nhorizn = 3", "arm/task.toml: planner.horizn: unknown key", false},
-      {"[planner]", "[planner]\nhorizon = 0", "planner.: planner: horizon H must be >= 1", false},
+      {"[planner]", "[planner]\nhorizon = 0", "arm/task.toml: planner: planner: horizon H must be >= 1", false},
       {"samples = 32", "samples = 0", "oracle.samples: must be >= 1", false},
       {"tolerance = { bounds = [0.99026806874157036, 1.0] }",
        "tolerance = { bounds = [0.99026806874157036, 1.0], sigmoid = \"gausian\" }",

@@ -4,10 +4,10 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -61,12 +61,10 @@ void CheckSections(const TaskTable& root) {
   }
 }
 
-// The task's name: used in file names and model files, so a plain word.
 std::string CheckedName(const TaskTable& root) {
   const std::string name = root.Text("name");
-  if (!std::regex_match(name, std::regex("[A-Za-z0-9_-]{1,64}"))) {
+  if (!IsTaskName(name))
     root.Fail("name", "'" + name + "' must be 1-64 letters, digits, '_' or '-'");
-  }
   return name;
 }
 
@@ -89,6 +87,12 @@ std::string KnownNames() {
 }
 
 }  // namespace
+
+bool IsTaskName(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
 
 TaskSpec ParseTaskSpec(const std::string& toml_text, const std::string& mjcf_text,
                        const std::string& origin) {

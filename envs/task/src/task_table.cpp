@@ -34,6 +34,7 @@ TaskTable::TaskTable(std::shared_ptr<const TableData> data)
     : data_(std::move(data)), read_(std::make_shared<std::set<std::string>>()) {}
 
 std::string TaskTable::Where(const std::string& key) const {
+  if (key.empty()) return data_->file + ": " + (data_->path.empty() ? "(top level)" : data_->path);
   return data_->file + ": " + (data_->path.empty() ? key : data_->path + "." + key);
 }
 

@@ -48,7 +48,8 @@ class TaskTable {
   // The keys present, in the file's order.
   std::vector<std::string> Keys() const;
   void RejectUnread() const;
-  // "FILE: path.to.key" for messages about a value this table holds.
+  // "FILE: path.to.key" for messages about a value this table holds ("FILE:
+  // path" for the table itself when `key` is empty).
   std::string Where(const std::string& key) const;
   [[noreturn]] void Fail(const std::string& key, const std::string& message) const;
 
@@ -70,6 +71,10 @@ struct TaskSpec {
   // sections; each section is checked by its user.
   TaskTable root;
 };
+
+// A task's name is used in file names and model files, so a plain word:
+// 1-64 letters, digits, '_' or '-'.
+bool IsTaskName(const std::string& name);
 
 // The file name a task folder must hold.
 inline constexpr char kTaskFileName[] = "task.toml";
