@@ -1,149 +1,36 @@
 #include "mlp_mppi_policy.h"
 
-#include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
-
-#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <limits>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
-#include <vector>
 
 namespace dfmpc::cli {
-namespace {
 
-void Require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
-}
+MlpMppiPolicy::MlpMppiPolicy(std::unique_ptr<planner::MlpMppi> mppi) : mppi_(std::move(mppi)) {}
 
-// Row i holds the weights of the knots that linearly interpolate the spline
-// at (fractional) control step steps[i], as the oracle's spline does: the
-// knots span steps 0 .. horizon - 1 and the spline is constant beyond.
-at::Tensor SplineWeights(const std::vector<double>& steps, int num_knots, int horizon) {
-  at::Tensor weights = at::zeros({static_cast<int64_t>(steps.size()), num_knots}, at::kFloat);
-  auto w = weights.accessor<float, 2>();
-  const int last = num_knots - 1;
-  const double span = std::max(1, horizon - 1);
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const double position = std::clamp(steps[i] * last / span, 0.0, static_cast<double>(last));
-    const int knot = std::min(static_cast<int>(position), last - 1);
-    const double fraction = position - knot;
-    w[i][knot] = static_cast<float>(1.0 - fraction);
-    w[i][knot + 1] = static_cast<float>(fraction);
-  }
-  return weights;
-}
-
-}  // namespace
-
-void MlpMppiOptions::Validate() const {
-  Require(horizon >= 1, "mlp-mppi: horizon must be >= 1, not " + std::to_string(horizon));
-  Require(num_knots >= 2 && num_knots <= std::max(2, horizon),
-          "mlp-mppi: knots must be in [2, horizon], not " + std::to_string(num_knots));
-  Require(num_samples >= 1, "mlp-mppi: samples must be >= 1, not " + std::to_string(num_samples));
-  Require(noise_std >= 0.0 && std::isfinite(noise_std),
-          "mlp-mppi: noise std must be finite and >= 0, not " + std::to_string(noise_std));
-  Require(temperature >= 0.0 && std::isfinite(temperature),
-          "mlp-mppi: temperature must be finite and >= 0, not " + std::to_string(temperature));
-}
-
-MlpMppiPolicy::MlpMppiPolicy(worldmodel::MlpEnsembleCheckpoint checkpoint,
-                             std::unique_ptr<planner::TaskCost> cost, const MlpMppiOptions& options)
-    : checkpoint_(std::move(checkpoint)),
-      cost_(std::move(cost)),
-      options_(options),
-      generator_(at::detail::createCPUGenerator(options.seed)) {
-  options_.Validate();
-  const worldmodel::TokenLayout& layout = checkpoint_.info.model.config.layout;
-  Require(cost_->task() == checkpoint_.info.model.task &&
-              cost_->observation_dim() == layout.observation_dim &&
-              cost_->action_dim() == layout.action_dim,
-          "mlp-mppi: the ensemble (task '" + checkpoint_.info.model.task +
-              "') does not fit the cost of task '" + cost_->task() + "'");
-  std::vector<double> steps(options_.horizon);
-  for (int h = 0; h < options_.horizon; ++h) steps[h] = h;
-  interpolation_ = SplineWeights(steps, options_.num_knots, options_.horizon);
-  // Warm start: the chosen spline resampled one control step later.
-  const double span = std::max(1, options_.horizon - 1);
-  std::vector<double> shifted(options_.num_knots);
-  for (int k = 0; k < options_.num_knots; ++k) {
-    shifted[k] = k * span / (options_.num_knots - 1) + 1.0;
-  }
-  shift_ = SplineWeights(shifted, options_.num_knots, options_.horizon);
-  Reset(Eigen::VectorXd());
-}
-
-void MlpMppiPolicy::Reset(const Eigen::VectorXd& observation) {
-  const int action_dim = checkpoint_.info.model.config.layout.action_dim;
-  nominal_ = at::zeros({options_.num_knots, action_dim}, at::kFloat);
-  previous_action_ = at::zeros({action_dim}, at::kFloat);  // token 0 carries a zero action
-}
+void MlpMppiPolicy::Reset(const Eigen::VectorXd& observation) { mppi_->Reset(observation); }
 
 Eigen::VectorXd MlpMppiPolicy::Act(const Eigen::VectorXd& observation) {
   const auto start = std::chrono::steady_clock::now();
-  Eigen::VectorXd action = Plan(observation);
+  Eigen::VectorXd action = mppi_->Act(observation);
   const std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start;
+  const planner::MlpMppiOptions& options = mppi_->options();
   records_.push_back({elapsed.count(),
-                      static_cast<std::int64_t>(options_.num_samples) * options_.horizon,
-                      options_.horizon});
+                      static_cast<std::int64_t>(options.num_samples) * options.horizon,
+                      options.horizon});
   return action;
-}
-
-Eigen::VectorXd MlpMppiPolicy::Plan(const Eigen::VectorXd& observation) {
-  const worldmodel::TokenLayout& layout = checkpoint_.info.model.config.layout;
-  Require(observation.size() == layout.observation_dim && observation.allFinite(),
-          "mlp-mppi: observation must hold " + std::to_string(layout.observation_dim) +
-              " finite values");
-  at::NoGradGuard no_grad;
-  const worldmodel::Normalizer& normalizer = checkpoint_.normalizer;
-  const int64_t n = options_.num_samples, act = layout.action_dim;
-  const at::Tensor o =
-      at::from_blob(const_cast<double*>(observation.data()), {observation.size()}, at::kDouble)
-          .to(at::kFloat);
-  const at::Tensor token =
-      normalizer.Normalize(at::cat({previous_action_, o})).unsqueeze(0).expand({n, -1});
-
-  // Candidate 0 is the nominal itself.
-  at::Tensor noise = at::randn({n, options_.num_knots, act}, generator_) * options_.noise_std;
-  noise[0].zero_();
-  const at::Tensor knots = (nominal_.unsqueeze(0) + noise).clamp(-1.0, 1.0);
-  const at::Tensor actions = at::matmul(interpolation_, knots);  // [N, H, act]
-  const at::Tensor action_mean = normalizer.mean().slice(0, 0, act);
-  const at::Tensor action_scale = normalizer.scale().slice(0, 0, act);
-  const at::Tensor predicted =
-      checkpoint_.ensemble->Rollout(token, (actions - action_mean) / action_scale);
-  const at::Tensor observations = normalizer.Denormalize(predicted).slice(-1, act);
-  // A diverging rollout must lose, never poison the choice.
-  const double worst = std::numeric_limits<float>::max();
-  const at::Tensor costs =
-      at::nan_to_num(cost_->StepCosts(observations, actions).sum(1), worst, worst, worst);
-
-  at::Tensor plan;
-  if (options_.temperature > 0.0) {
-    const at::Tensor weights = at::softmax(-(costs - costs.min()) / options_.temperature, 0);
-    plan = (weights.view({n, 1, 1}) * knots).sum(0);
-  } else {
-    plan = knots[costs.argmin().item<int64_t>()];
-  }
-  nominal_ = at::matmul(shift_, plan);
-  previous_action_ = plan[0].clone();
-  const at::Tensor first = previous_action_.to(at::kDouble).contiguous();
-  return Eigen::Map<const Eigen::VectorXd>(first.data_ptr<double>(), act);
 }
 
 std::unique_ptr<MlpMppiPolicy> MakeMlpMppiPolicy(const std::string& path,
                                                  const task::TaskSpec& task,
-                                                 const MlpMppiOptions& options) {
-  Require(!path.empty(),
-          "--policy mlp-mppi needs --mlp-model (an ensemble from "
-          "`dfmpc train-mlp --ensemble E`)");
-  worldmodel::CheckpointExpectation expect;
-  expect.task = task.name;
-  return std::make_unique<MlpMppiPolicy>(worldmodel::LoadMlpEnsemble(path, expect),
-                                         planner::MakeTaskCost(task), options);
+                                                 const planner::MlpMppiOptions& options) {
+  if (path.empty()) {
+    throw std::invalid_argument(
+        "--policy mlp-mppi needs --mlp-model (an ensemble from `dfmpc train-mlp --ensemble E`)");
+  }
+  return std::make_unique<MlpMppiPolicy>(planner::MlpMppi::FromFile(path, options, task));
 }
 
 }  // namespace dfmpc::cli

@@ -10,7 +10,7 @@
 namespace dfmpc::cli {
 
 void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags) {
-  MlpMppiOptions& o = flags.options;
+  planner::MlpMppiOptions& o = flags.options;
   cmd.add_option("--mlp-model", flags.model,
                  "MLP ensemble for --policy mlp-mppi (`dfmpc train-mlp --ensemble E`)");
   cmd.add_option("--mppi-horizon", o.horizon, "mlp-mppi: control steps per rollout")

@@ -22,7 +22,7 @@ namespace dfmpc::cli {
 
 struct MlpMppiFlags {
   std::string model;  // ensemble file from `dfmpc train-mlp --ensemble E`
-  MlpMppiOptions options;
+  planner::MlpMppiOptions options;
 };
 
 // Adds --mlp-model and the --mppi-* options.

@@ -1,11 +1,14 @@
 // The learned-dynamics MPPI peer (examples/cli/mlp_mppi_policy.h) on a tiny
 // ensemble trained here on a small collected pendulum dataset.
+#include "dfmpc/planner/mlp_mppi.h"
+
 #include <gtest/gtest.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 
 #include <Eigen/Core>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -105,9 +108,10 @@ TEST(MlpMppiTest, BeatsRandomOnAShortPendulumEpisode) {
   for (at::Tensor& s : sequences) s = checkpoint.normalizer.Normalize(s);
   checkpoint.ensemble = TrainedEnsemble(2, 800, sequences);
 
-  MlpMppiOptions options;
+  planner::MlpMppiOptions options;
   options.num_samples = 32;
-  MlpMppiPolicy policy(checkpoint, planner::MakeTaskCost(kPendulum), options);
+  MlpMppiPolicy policy(
+      std::make_unique<planner::MlpMppi>(checkpoint, planner::MakeTaskCost(kPendulum), options));
   const double planned = envs::RunEpisode(*env, policy, /*seed=*/0).Return();
   envs::RandomPolicy random(env->action_spec(), 0);
   const double baseline = envs::RunEpisode(*env, random, /*seed=*/0).Return();
@@ -116,6 +120,23 @@ TEST(MlpMppiTest, BeatsRandomOnAShortPendulumEpisode) {
   EXPECT_GT(planned, baseline + 50.0);
   ASSERT_EQ(policy.records().size(), 400u);
   EXPECT_EQ(policy.records().front().calls, options.horizon);
+}
+
+// The peer is a library class (planner/mlp_mppi.h) a controller uses with
+// Eigen alone: the shipped ensemble names its task, which supplies the cost.
+TEST(MlpMppiTest, TheLibraryPeerTakesItsFilesTask) {
+  const std::string path =
+      std::string(DFMPC_SHIPPED_MODELS_DIR) + "/" + kPendulum + "_mlp_ensemble.pt";
+  planner::MlpMppiOptions options;
+  options.num_samples = 8;
+  const auto mppi = planner::MlpMppi::FromFile(path, options);
+  EXPECT_EQ(mppi->action_repeat(), 1);
+  const Eigen::Vector3d hanging(-1.0, 0.0, 0.0);
+  mppi->Reset(hanging);
+  const Eigen::VectorXd action = mppi->Act(hanging);
+  ASSERT_EQ(action.size(), 1);
+  EXPECT_LE(std::abs(action[0]), 1.0);
+  EXPECT_THROW(planner::MlpMppi::FromFile(path, options, "reacher"), std::runtime_error);
 }
 
 TEST(MlpMppiTest, MissingFileIsAClearError) {
@@ -141,7 +162,7 @@ TEST(MlpMppiTest, FileThatIsNotAnEnsembleIsAClearError) {
 TEST(MlpMppiTest, SameSeedSameActionsInBothSelections) {
   const std::string path = UntrainedFile(kPendulum);
   for (double temperature : {0.0, 0.1}) {
-    MlpMppiOptions options;
+    planner::MlpMppiOptions options;
     options.temperature = temperature;
     options.num_samples = 8;
     auto first = MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options);
@@ -161,12 +182,14 @@ TEST(MlpMppiTest, SameSeedSameActionsInBothSelections) {
 
 TEST(MlpMppiTest, ImpossibleOptionsAreRefused) {
   const std::string path = UntrainedFile(kPendulum);
-  MlpMppiOptions options;
+  planner::MlpMppiOptions options;
   options.num_knots = 1;
-  EXPECT_THROW(MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options), std::invalid_argument);
+  EXPECT_THROW(MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options),
+               std::invalid_argument);
   options = {};
   options.temperature = -1.0;
-  EXPECT_THROW(MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options), std::invalid_argument);
+  EXPECT_THROW(MakeMlpMppiPolicy(path, task::LoadTaskSpec(kPendulum), options),
+               std::invalid_argument);
 }
 
 }  // namespace
