@@ -22,6 +22,13 @@ void AddToVfs(mjVFS* vfs, const std::string& filename, const std::string& conten
 #endif
 }
 
+ModelPtr Checked(mjModel* model, const std::string& name, const char* error) {
+  if (model == nullptr) {
+    throw std::runtime_error("cannot load the MuJoCo model of task '" + name + "': " + error);
+  }
+  return ModelPtr(model);
+}
+
 }  // namespace
 
 ModelPtr LoadModelFromXml(const std::string& xml, const std::string& name) {
@@ -38,10 +45,12 @@ ModelPtr LoadModelFromXml(const std::string& xml, const std::string& name) {
     throw;
   }
   mj_deleteVFS(vfs.get());
-  if (model == nullptr) {
-    throw std::runtime_error("cannot load the MuJoCo model of task '" + name + "': " + error);
-  }
-  return ModelPtr(model);
+  return Checked(model, name, error);
+}
+
+ModelPtr LoadModelFromFile(const std::string& path, const std::string& name) {
+  char error[1000] = "";
+  return Checked(mj_loadXML(path.c_str(), nullptr, error, sizeof(error)), name, error);
 }
 
 }  // namespace dfmpc::envs

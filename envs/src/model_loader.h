@@ -1,5 +1,6 @@
-// Loads a MuJoCo model from an XML string held in memory (through MuJoCo's
-// virtual file system, so nothing touches the disk).
+// Loads a MuJoCo model from an MJCF file on disk (so that its <include>s,
+// meshes and textures resolve beside it) or from an XML string held in memory
+// (through MuJoCo's virtual file system, so nothing touches the disk).
 #ifndef DFMPC_ENVS_SRC_MODEL_LOADER_H_
 #define DFMPC_ENVS_SRC_MODEL_LOADER_H_
 
@@ -22,6 +23,9 @@ using DataPtr = std::unique_ptr<mjData, DataDeleter>;
 // Throws std::runtime_error naming `name` and MuJoCo's message when the XML
 // does not compile.
 ModelPtr LoadModelFromXml(const std::string& xml, const std::string& name);
+
+// The same for the MJCF file at `path`.
+ModelPtr LoadModelFromFile(const std::string& path, const std::string& name);
 
 }  // namespace dfmpc::envs
 

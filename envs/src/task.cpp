@@ -11,12 +11,22 @@ namespace {
 
 using task::TaskTable;
 
+// A folder's MJCF is loaded from its file, so that what it includes or loads
+// (meshes, textures, <include>) resolves beside it. A task carried by a model
+// or dataset holds the MJCF's text alone.
 std::shared_ptr<const mjModel> Compile(const task::TaskSpec& spec) {
   try {
-    return std::shared_ptr<const mjModel>(LoadModelFromXml(spec.mjcf_text, spec.name).release(),
-                                          ModelDeleter());
+    ModelPtr model = spec.mjcf_file.empty() ? LoadModelFromXml(spec.mjcf_text, spec.name)
+                                            : LoadModelFromFile(spec.mjcf_file, spec.name);
+    return std::shared_ptr<const mjModel>(model.release(), ModelDeleter());
   } catch (const std::runtime_error& error) {
-    throw std::invalid_argument(spec.root.Where("mjcf") + ": " + error.what());
+    const bool reads_files =
+        spec.mjcf_file.empty() && spec.mjcf_text.find("file=") != std::string::npos;
+    throw std::invalid_argument(
+        spec.root.Where("mjcf") + ": " + error.what() +
+        (reads_files ? " (a model or dataset carries its task's MJCF but not the files the MJCF "
+                       "includes or loads; give the task's folder, --task DIR)"
+                     : ""));
   }
 }
 

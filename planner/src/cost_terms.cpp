@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace dfmpc::planner {
@@ -149,6 +150,71 @@ CostTerm Distance(const TaskTable& t, const std::vector<std::string>& names) {
   };
 }
 
+// dm_control's sigmoids (envs/include/dfmpc/envs/tolerance.h) on a distance
+// `x` >= 0 already divided by the margin, with value v at x = 1.
+at::Tensor Sigmoid(const at::Tensor& x, const std::string& sigmoid, double v) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (sigmoid == "gaussian") return at::exp(-0.5 * (x * std::sqrt(-2.0 * std::log(v))).square());
+  if (sigmoid == "hyperbolic") return 1.0 / at::cosh(x * std::acosh(1.0 / v));
+  if (sigmoid == "long_tail") return 1.0 / ((x * std::sqrt(1.0 / v - 1.0)).square() + 1.0);
+  if (sigmoid == "reciprocal") return 1.0 / (x * (1.0 / v - 1.0) + 1.0);
+  if (sigmoid == "cosine") {
+    const at::Tensor scaled = at::clamp_max(x * (std::acos(2.0 * v - 1.0) / kPi), 1.0);
+    return (1.0 + at::cos(kPi * scaled)) / 2.0;
+  }
+  if (sigmoid == "linear") return at::relu(1.0 - x * (1.0 - v));
+  if (sigmoid == "quadratic") return at::relu(1.0 - (x * std::sqrt(1.0 - v)).square());
+  return 1.0 - at::tanh(x * std::atanh(std::sqrt(1.0 - v))).square();  // tanh_squared
+}
+
+// 1 - dm_control's tolerance of a feature, or of the distance between
+// features (`features`, `minus`, as in `distance`), with the reward's
+// `tolerance = { bounds, margin, sigmoid, value_at_margin }` table: 0 within
+// the bounds, rising smoothly to 1 - value_at_margin at `margin` outside them.
+CostTerm Tolerance(const TaskTable& t, const std::vector<std::string>& names) {
+  const bool of_distance = t.Has("features");
+  const int64_t feature = of_distance ? -1 : Feature(t, "feature", names);
+  const std::vector<int64_t> features =
+      of_distance ? Features(t, "features", names) : std::vector<int64_t>();
+  const std::vector<int64_t> minus = of_distance && t.Has("minus")
+                                         ? Features(t, "minus", names, features.size())
+                                         : std::vector<int64_t>();
+  const TaskTable tolerance = t.Table("tolerance");
+  const std::vector<double> bounds = tolerance.Numbers("bounds");
+  if (bounds.size() != 2 || !(bounds[0] <= bounds[1])) {
+    tolerance.Fail("bounds", "expected [lower, upper] with lower <= upper");
+  }
+  const double margin = tolerance.Number("margin", 0.0);
+  if (margin < 0.0) tolerance.Fail("margin", "must be >= 0");
+  const std::string sigmoid = tolerance.Text("sigmoid", "gaussian");
+  const std::vector<std::string> sigmoids = {"gaussian", "hyperbolic", "long_tail", "reciprocal",
+                                             "cosine",   "linear",     "quadratic", "tanh_squared"};
+  if (std::find(sigmoids.begin(), sigmoids.end(), sigmoid) == sigmoids.end()) {
+    tolerance.Fail("sigmoid", "unknown sigmoid '" + sigmoid + "'");
+  }
+  const double value_at_margin = tolerance.Number("value_at_margin", 0.1);
+  const bool finite_support = sigmoid == "cosine" || sigmoid == "linear" || sigmoid == "quadratic";
+  if (!(value_at_margin < 1.0 &&
+        (value_at_margin > 0.0 || (finite_support && value_at_margin == 0.0)))) {
+    tolerance.Fail("value_at_margin", finite_support ? "must be in [0, 1)" : "must be in (0, 1)");
+  }
+  tolerance.RejectUnread();
+  const at::Tensor from = at::tensor(features, at::kLong), to = at::tensor(minus, at::kLong);
+  return [=](const at::Tensor& o, const at::Tensor&) {
+    at::Tensor value;
+    if (of_distance) {
+      at::Tensor vector = o.index_select(-1, from.to(o.device()));
+      if (!minus.empty()) vector = vector - o.index_select(-1, to.to(o.device()));
+      value = SmoothNorm(vector);
+    } else {
+      value = o.select(-1, feature);
+    }
+    const at::Tensor outside = at::relu(bounds[0] - value) + at::relu(value - bounds[1]);
+    if (margin == 0.0) return (outside > 0).to(o.scalar_type());
+    return 1.0 - Sigmoid(outside / margin, sigmoid, value_at_margin);
+  };
+}
+
 // The mean squared action component: a tie-breaker that prefers gentle
 // plans. It must stay below the task terms near the goal, or the planner
 // trades precision for torque.
@@ -198,7 +264,8 @@ const std::map<std::string, TermParser>& Terms() {
       {"upright", Upright},        {"pendulum_energy", PendulumEnergy},
       {"quadratic", Quadratic},    {"smooth_abs", SmoothAbs},
       {"distance", Distance},      {"action", Action},
-      {"action_rate", ActionRate}, {"u_maze_path", UMazePath}};
+      {"action_rate", ActionRate}, {"u_maze_path", UMazePath},
+      {"tolerance", Tolerance}};
   return terms;
 }
 
@@ -215,8 +282,20 @@ CostTerm ParseCostTerm(const TaskTable& table, const std::vector<std::string>& f
   const CostTerm term = found->second(table, feature_names);
   const double weight = table.Number("weight");
   if (weight < 0.0) table.Fail("weight", "must be >= 0");
+  const double terminal_weight = table.Number("terminal_weight", weight);
+  if (terminal_weight < 0.0) table.Fail("terminal_weight", "must be >= 0");
   table.RejectUnread();
-  return [term, weight](const at::Tensor& o, const at::Tensor& a) { return weight * term(o, a); };
+  if (terminal_weight == weight) {
+    return [term, weight](const at::Tensor& o, const at::Tensor& a) { return weight * term(o, a); };
+  }
+  // The plan's last step weighs `terminal_weight`, the others `weight`.
+  return [term, weight, terminal_weight](const at::Tensor& o, const at::Tensor& a) {
+    const at::Tensor cost = term(o, a);
+    const int64_t steps = cost.size(1);
+    at::Tensor weights = at::full({steps}, weight, cost.options());
+    weights[steps - 1] = terminal_weight;
+    return cost * weights;
+  };
 }
 
 }  // namespace dfmpc::planner
