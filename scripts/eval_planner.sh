@@ -54,7 +54,7 @@ run() {  # task, file name, label, then dfmpc eval arguments
   shift 3
   "$dfmpc" eval --task "$task" --seed "$seed" --action-repeat "$rate" \
     --summary "$summary" --label "$label" --csv "$out/${task}_$name.csv" "$@" |
-    tail -2 | tee "$out/${task}_$name.txt"
+    grep -E "mean return|mean \|da\||per control step" | tee "$out/${task}_$name.txt"
 }
 
 for task in "${tasks[@]}"; do

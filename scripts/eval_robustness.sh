@@ -70,7 +70,7 @@ run() {  # task, cell, label, then dfmpc eval arguments
   echo "eval_robustness: $task, $label, $cell"
   "$dfmpc" eval --task "$task" --seed "$seed" --episodes "$episodes" "${perturb[@]}" \
     --summary "$out/summary_$task.csv" --label "$label" \
-    --csv "$out/${task}_${label// /_}_${cell//=/_}.csv" "$@" | tail -1
+    --csv "$out/${task}_${label// /_}_${cell//=/_}.csv" "$@" | grep "mean return"
 }
 
 for task in "${tasks[@]}"; do

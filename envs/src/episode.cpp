@@ -1,7 +1,16 @@
 #include "dfmpc/envs/episode.h"
 
-
 namespace dfmpc::envs {
+
+double Episode::MeanActionChange() const {
+  if (actions.rows() < 2 || actions.cols() == 0) return 0.0;
+  const Eigen::Index steps = actions.rows() - 1;
+  return (actions.bottomRows(steps) - actions.topRows(steps)).cwiseAbs().mean();
+}
+
+double Episode::MeanActionMagnitude() const {
+  return actions.size() == 0 ? 0.0 : actions.cwiseAbs().mean();
+}
 
 Episode RunEpisode(Env& env, Policy& policy, std::uint64_t seed, const RunOptions& options) {
   const int capacity = env.episode_length();
@@ -18,7 +27,8 @@ Episode RunEpisode(Env& env, Policy& policy, std::uint64_t seed, const RunOption
   episode.observations.row(0) = observation.transpose();
   int steps = 0;
   while (steps < capacity) {
-    if (record_frames) episode.frames.push_back(env.Render(options.frame_width, options.frame_height));
+    if (record_frames)
+      episode.frames.push_back(env.Render(options.frame_width, options.frame_height));
     const Eigen::VectorXd action = policy.Act(observation);
     const StepResult result = env.Step(action);
     const BoxSpec& spec = env.action_spec();

@@ -73,10 +73,17 @@ void PrintModelCost(const std::string& name, const TimedPolicy& policy) {
 
 std::string Label(const EvalOptions& o) { return o.label.empty() ? o.policy : o.label; }
 
+// What the run's episodes add up to.
+struct EvalTotals {
+  double return_mean = 0.0, return_std = 0.0;
+  double action_change = 0.0, action_magnitude = 0.0;  // means over the episodes
+  int successes = 0;
+};
+
 // Appends the run's row to --summary; `planner` is null for a baseline policy.
 void AppendToSummary(const EvalOptions& o, const envs::Env& env,
-                     const envs::PerturbationSpec& perturbation, double return_mean,
-                     double return_std, int successes, const TimedPolicy* planner) {
+                     const envs::PerturbationSpec& perturbation, const EvalTotals& totals,
+                     const TimedPolicy* planner) {
   SummaryRow row;
   row.task = o.task;
   row.policy = o.policy;
@@ -84,9 +91,13 @@ void AppendToSummary(const EvalOptions& o, const envs::Env& env,
   row.episodes = o.episodes;
   row.seed = o.seed;
   row.action_repeat = env.action_repeat();
-  row.return_mean = return_mean;
-  row.return_std = return_std;
-  if (env.has_success_metric()) row.success_rate = static_cast<double>(successes) / o.episodes;
+  row.return_mean = totals.return_mean;
+  row.return_std = totals.return_std;
+  row.action_change = totals.action_change;
+  row.action_magnitude = totals.action_magnitude;
+  if (env.has_success_metric()) {
+    row.success_rate = static_cast<double>(totals.successes) / o.episodes;
+  }
   if (planner) {
     const std::vector<double> latencies = LatenciesMs(*planner);
     row.latency_p50_ms = Percentile(latencies, 50);
@@ -122,11 +133,12 @@ void RunEval(EvalOptions o) {
   if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
   envs::Policy& policy = planner ? static_cast<envs::Policy&>(*planner) : *baseline;
 
-  std::vector<std::string> header = {"episode", "seed", "return", "success"};
+  std::vector<std::string> header = {"episode", "seed",        "return",
+                                     "success", "mean_abs_da", "mean_abs_a"};
   for (const std::string& name : envs::PerturbationNames()) header.push_back(name);
   Table table(header);
   std::vector<double> returns;
-  int successes = 0;
+  EvalTotals totals;
   ProgressBar progress("eval " + o.policy + " on " + o.task,
                        static_cast<long long>(o.episodes) * env->episode_length());
   long long steps_before = 0;
@@ -139,25 +151,34 @@ void RunEval(EvalOptions o) {
     const envs::Episode episode = envs::RunEpisode(*env, policy, seed, run);
     steps_before += episode.length();
     returns.push_back(episode.Return());
-    successes += episode.success;
+    totals.successes += episode.success;
+    totals.action_change += episode.MeanActionChange() / o.episodes;
+    totals.action_magnitude += episode.MeanActionMagnitude() / o.episodes;
     std::vector<std::string> row = {
-        std::to_string(i), std::to_string(seed), FormatFixed(episode.Return(), 1),
-        env->has_success_metric() ? (episode.success ? "yes" : "no") : "-"};
+        std::to_string(i),
+        std::to_string(seed),
+        FormatFixed(episode.Return(), 1),
+        env->has_success_metric() ? (episode.success ? "yes" : "no") : "-",
+        FormatFixed(episode.MeanActionChange(), 3),
+        FormatFixed(episode.MeanActionMagnitude(), 3)};
     for (const std::string& cell : PerturbationCells(episode.perturbation)) row.push_back(cell);
     table.AddRow(row);
   }
   progress.Finish();
   table.Print(std::cout);
-  double mean = 0.0;
-  for (double r : returns) mean += r / returns.size();
+  for (double r : returns) totals.return_mean += r / returns.size();
   double variance = 0.0;
-  for (double r : returns) variance += (r - mean) * (r - mean) / returns.size();
-  std::printf("%s %s: mean return %.1f, std %.1f over %d episodes", o.task.c_str(),
-              o.policy.c_str(), mean, std::sqrt(variance), o.episodes);
-  if (env->has_success_metric()) {
-    std::printf(", success rate %.0f%%", 100.0 * successes / o.episodes);
+  for (double r : returns) {
+    variance += (r - totals.return_mean) * (r - totals.return_mean) / returns.size();
   }
-  std::printf("\n");
+  totals.return_std = std::sqrt(variance);
+  std::printf("%s %s: mean return %.1f, std %.1f over %d episodes", o.task.c_str(),
+              o.policy.c_str(), totals.return_mean, totals.return_std, o.episodes);
+  if (env->has_success_metric()) {
+    std::printf(", success rate %.0f%%", 100.0 * totals.successes / o.episodes);
+  }
+  std::printf("\n%s %s: mean |da| %.3f, mean |a| %.3f per control step\n", o.task.c_str(),
+              o.policy.c_str(), totals.action_change, totals.action_magnitude);
   // "planner" is the label scripts and tests read for dfmpc.
   if (planner) PrintModelCost(o.policy == "dfmpc" ? "planner" : o.policy, *planner);
   if (!o.csv.empty()) {
@@ -165,8 +186,7 @@ void RunEval(EvalOptions o) {
     std::fprintf(stderr, "wrote %s\n", o.csv.c_str());
   }
   if (!o.summary.empty()) {
-    AppendToSummary(o, *env, env_options.perturbation, mean, std::sqrt(variance), successes,
-                    planner.get());
+    AppendToSummary(o, *env, env_options.perturbation, totals, planner.get());
   }
 }
 

@@ -37,8 +37,14 @@ std::string Milliseconds(const std::optional<double>& value) {
   return value ? FormatFixed(*value, 2) : "-";
 }
 
-bool HasLatency(const std::optional<SummaryRow>& row) {
-  return row && (row->latency_p50_ms || row->latency_p99_ms);
+std::optional<std::string> LatencyText(const SummaryRow& row) {
+  if (!row.latency_p50_ms && !row.latency_p99_ms) return std::nullopt;
+  return Milliseconds(row.latency_p50_ms) + " / " + Milliseconds(row.latency_p99_ms);
+}
+
+std::optional<std::string> SmoothnessText(const SummaryRow& row) {
+  if (!row.action_change || !row.action_magnitude) return std::nullopt;
+  return FormatFixed(*row.action_change, 3) + " / " + FormatFixed(*row.action_magnitude, 3);
 }
 
 }  // namespace
@@ -96,29 +102,28 @@ Table Report::ReturnTable() const {
   return table;
 }
 
-std::vector<std::size_t> Report::TimedLabels() const {
-  std::vector<std::size_t> timed;
+std::vector<std::size_t> Report::LabelsWith(const CellText& text) const {
+  std::vector<std::size_t> labels;
   for (std::size_t l = 0; l < labels_.size(); ++l) {
-    if (std::any_of(cells_.begin(), cells_.end(),
-                    [&](const auto& task_cells) { return HasLatency(task_cells[l]); })) {
-      timed.push_back(l);
+    if (std::any_of(cells_.begin(), cells_.end(), [&](const auto& task_cells) {
+          return task_cells[l] && text(*task_cells[l]).has_value();
+        })) {
+      labels.push_back(l);
     }
   }
-  return timed;
+  return labels;
 }
 
-Table Report::LatencyTable() const {
-  const std::vector<std::size_t> timed = TimedLabels();
+Table Report::LabelTable(const CellText& text) const {
+  const std::vector<std::size_t> labels = LabelsWith(text);
   std::vector<std::string> header = {"task"};
-  for (const std::size_t l : timed) header.push_back(labels_[l]);
+  for (const std::size_t l : labels) header.push_back(labels_[l]);
   Table table(header);
   for (std::size_t t = 0; t < tasks_.size(); ++t) {
     std::vector<std::string> line = {tasks_[t]};
-    for (const std::size_t l : timed) {
+    for (const std::size_t l : labels) {
       const std::optional<SummaryRow>& cell = cells_[t][l];
-      line.push_back(HasLatency(cell) ? Milliseconds(cell->latency_p50_ms) + " / " +
-                                            Milliseconds(cell->latency_p99_ms)
-                                      : "-");
+      line.push_back(cell ? text(*cell).value_or("-") : "-");
     }
     table.AddRow(line);
   }
@@ -138,9 +143,14 @@ void Report::Write(std::ostream& out, bool markdown) const {
         << kAnchorLabel << ": TD-MPC2's published returns (reacher: DMC reacher-easy), not run "
         << "here.\n";
   }
-  if (!TimedLabels().empty()) {
+  if (!LabelsWith(LatencyText).empty()) {
     out << '\n';
-    section("Latency per control step, ms: p50 / p99", LatencyTable());
+    section("Latency per control step, ms: p50 / p99", LabelTable(LatencyText));
+  }
+  if (!LabelsWith(SmoothnessText).empty()) {
+    out << '\n';
+    section("Smoothness per control step and action component: mean |Δa| / mean |a|",
+            LabelTable(SmoothnessText));
   }
   if (perturbed_runs_ > 0) {
     out << '\n'

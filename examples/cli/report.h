@@ -1,9 +1,10 @@
 // The benchmark report of `dfmpc report`: a summary's rows (summary.h) as a
-// return table, a latency table and a grouped bar chart, with published
-// returns of TD-MPC2 beside ours.
+// return table, a latency table, a smoothness table and a grouped bar chart,
+// with published returns of TD-MPC2 beside ours.
 #ifndef DFMPC_EXAMPLES_CLI_REPORT_H_
 #define DFMPC_EXAMPLES_CLI_REPORT_H_
 
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -35,10 +36,12 @@ class Report {
 
  private:
   void Write(std::ostream& out, bool markdown) const;
+  // A cell's text, or none when its row lacks what the table shows.
+  using CellText = std::function<std::optional<std::string>(const SummaryRow&)>;
   Table ReturnTable() const;
-  Table LatencyTable() const;
-  // The labels with a latency for some task (model policies).
-  std::vector<std::size_t> TimedLabels() const;
+  // Tasks by the labels that have a `text` for some task; "-" elsewhere.
+  Table LabelTable(const CellText& text) const;
+  std::vector<std::size_t> LabelsWith(const CellText& text) const;
   // Whether some task of the report has a published return.
   bool HasAnchors() const;
 

@@ -32,6 +32,11 @@ std::vector<std::string> Split(const std::string& line) {
   return fields;
 }
 
+// The columns that older summaries lack, and are read without.
+bool IsLaterColumn(const std::string& column) {
+  return column == "perturbation" || column == "mean_abs_da" || column == "mean_abs_a";
+}
+
 std::string FormatOptional(const std::optional<double>& value) {
   return value ? FormatFixed(*value, 3) : "";
 }
@@ -41,7 +46,8 @@ std::string RowLine(const SummaryRow& row) {
                std::to_string(row.seed), std::to_string(row.action_repeat),
                FormatFixed(row.return_mean, 3), FormatFixed(row.return_std, 3),
                FormatOptional(row.success_rate), FormatOptional(row.latency_p50_ms),
-               FormatOptional(row.latency_p99_ms), row.perturbation});
+               FormatOptional(row.latency_p99_ms), row.perturbation,
+               FormatOptional(row.action_change), FormatOptional(row.action_magnitude)});
 }
 
 std::string ReadText(const std::string& path) {
@@ -137,6 +143,8 @@ SummaryRow ParseRow(const FieldReader& fields) {
   row.latency_p50_ms = fields.OptionalNumber("latency_p50_ms");
   row.latency_p99_ms = fields.OptionalNumber("latency_p99_ms");
   if (fields.Has("perturbation")) row.perturbation = fields.Field("perturbation");
+  if (fields.Has("mean_abs_da")) row.action_change = fields.OptionalNumber("mean_abs_da");
+  if (fields.Has("mean_abs_a")) row.action_magnitude = fields.OptionalNumber("mean_abs_a");
   return row;
 }
 
@@ -148,7 +156,7 @@ std::vector<SummaryRow> ParseSummary(const std::string& text, const std::string&
   std::map<std::string, std::size_t> columns;
   for (std::size_t c = 0; c < header.size(); ++c) columns.emplace(header[c], c);
   for (const std::string& column : SummaryColumns()) {
-    if (!columns.count(column) && column != "perturbation") {
+    if (!columns.count(column) && !IsLaterColumn(column)) {
       throw std::invalid_argument(path + ": missing column '" + column + "' in the header");
     }
   }
@@ -170,9 +178,9 @@ std::vector<SummaryRow> ParseSummary(const std::string& text, const std::string&
 
 const std::vector<std::string>& SummaryColumns() {
   static const std::vector<std::string> columns = {
-      "task",         "policy",         "label",          "episodes",
-      "seed",         "action_repeat",  "return_mean",    "return_std",
-      "success_rate", "latency_p50_ms", "latency_p99_ms", "perturbation"};
+      "task",           "policy",       "label",       "episodes",     "seed",
+      "action_repeat",  "return_mean",  "return_std",  "success_rate", "latency_p50_ms",
+      "latency_p99_ms", "perturbation", "mean_abs_da", "mean_abs_a"};
   return columns;
 }
 
@@ -188,12 +196,16 @@ void CheckSummaryAppendable(const std::string& path, const std::string& label) {
   if (!std::filesystem::exists(path)) return;
   const std::string text = ReadText(path);
   const std::vector<std::string> lines = Lines(text);
-  std::vector<std::string> before_perturbations = SummaryColumns();
-  before_perturbations.pop_back();
-  if (!lines.empty() && lines[0] == Join(before_perturbations)) {
-    throw std::invalid_argument(path +
-                                ": written by an older dfmpc, without the perturbation column; "
-                                "append to a new summary file");
+  // An older dfmpc's header is the current one without its last columns.
+  std::vector<std::string> older = SummaryColumns();
+  std::string missing;
+  while (IsLaterColumn(older.back())) {
+    missing = older.back() + (missing.empty() ? "" : ", ") + missing;
+    older.pop_back();
+    if (!lines.empty() && lines[0] == Join(older)) {
+      throw std::invalid_argument(path + ": written by an older dfmpc, without the columns " +
+                                  missing + "; append to a new summary file");
+    }
   }
   if (lines.empty() || lines[0] != Join(SummaryColumns())) {
     throw std::invalid_argument(path + ": not a dfmpc eval summary (its header is not '" +

@@ -23,11 +23,14 @@ struct SummaryRow {
   // The environment's perturbation in envs::FormatPerturbation's text with
   // spaces for its commas, e.g. "obs_noise=0.03 damping=1.5"; empty: none.
   std::string perturbation;
+  // Mean |a_t - a_{t-1}| and mean |a| per control step and action component
+  // (envs::Episode), averaged over the episodes; empty in older summaries.
+  std::optional<double> action_change, action_magnitude;
 };
 
 // The header: task, policy, label, episodes, seed, action_repeat,
 // return_mean, return_std, success_rate, latency_p50_ms, latency_p99_ms,
-// perturbation.
+// perturbation, mean_abs_da, mean_abs_a.
 const std::vector<std::string>& SummaryColumns();
 
 // Throws std::invalid_argument, before an evaluation spends hours, when
@@ -45,7 +48,8 @@ void AppendSummaryRow(const std::string& path, const SummaryRow& row);
 
 // Every row of the summary `path`, in file order. Columns are found by name
 // (others are ignored); the optional ones may be empty, and summaries
-// written before the perturbation column existed read as unperturbed. Throws
+// written before the perturbation column existed read as unperturbed (before
+// the smoothness columns, without smoothness). Throws
 // std::invalid_argument naming the file, and the line and column where there
 // is one, when the file cannot be read, is empty, lacks a column, has a row
 // of another width, an empty text field, a number that does not parse (or is

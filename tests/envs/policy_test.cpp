@@ -116,5 +116,17 @@ TEST(EpisodeTest, RecordsAConsistentEpisode) {
   EXPECT_EQ(episode.observations.row(0).transpose(), env->Reset(6));
 }
 
+TEST(EpisodeTest, ActionChangeAndMagnitudeAreMeansOverStepsAndComponents) {
+  Episode episode;
+  episode.actions.resize(3, 2);
+  episode.actions << 0, 1, 1, 1, -1, 3;
+  EXPECT_DOUBLE_EQ(episode.MeanActionChange(), (1 + 0 + 2 + 2) / 4.0);
+  EXPECT_DOUBLE_EQ(episode.MeanActionMagnitude(), (0 + 1 + 1 + 1 + 1 + 3) / 6.0);
+  episode.actions.conservativeResize(1, 2);
+  EXPECT_EQ(episode.MeanActionChange(), 0.0);
+  episode.actions.resize(0, 2);
+  EXPECT_EQ(episode.MeanActionMagnitude(), 0.0);
+}
+
 }  // namespace
 }  // namespace dfmpc::envs

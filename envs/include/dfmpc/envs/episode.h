@@ -4,7 +4,6 @@
 #define DFMPC_ENVS_EPISODE_H_
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -19,20 +18,25 @@ struct Episode {
   // length x action size: as commanded by the policy, clipped to the bounds
   // (under an action delay, each is applied `delay` steps later)
   Eigen::MatrixXd actions;
-  Eigen::VectorXd rewards;       // length
+  Eigen::VectorXd rewards;  // length
   bool terminated = false;
   bool truncated = false;
-  bool success = false;          // the task's success metric held at some step
-  Perturbation perturbation;     // the episode's (Env::perturbation after Reset)
+  bool success = false;       // the task's success metric held at some step
+  Perturbation perturbation;  // the episode's (Env::perturbation after Reset)
   // Optional RGB frames of o_0 .. o_{T-1}, frame_height * frame_width * 3 each.
   std::vector<std::vector<std::uint8_t>> frames;
 
   int length() const { return static_cast<int>(rewards.size()); }
   double Return() const { return rewards.sum(); }
+  // How much the actions chatter: the mean over steps t >= 1 and action
+  // components of |a_t - a_{t-1}| (0 for fewer than two steps).
+  double MeanActionChange() const;
+  // The mean over steps and components of |a_t| (0 for no step).
+  double MeanActionMagnitude() const;
 };
 
 struct RunOptions {
-  int frame_width = 0;   // > 0 together with frame_height: record frames
+  int frame_width = 0;  // > 0 together with frame_height: record frames
   int frame_height = 0;
   // Called after every control step with the number of steps taken.
   std::function<void(int)> on_step;
