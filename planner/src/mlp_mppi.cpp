@@ -112,8 +112,8 @@ struct MlpMppi::Impl {
     const at::Tensor observations = normalizer.Denormalize(predicted).slice(-1, act);
     // A diverging rollout must lose, never poison the choice.
     const double worst = std::numeric_limits<float>::max();
-    const at::Tensor costs =
-        at::nan_to_num(cost_->StepCosts(observations, actions).sum(1), worst, worst, worst);
+    const at::Tensor costs = at::nan_to_num(
+        cost_->PlanCosts(observations, actions, o, previous_action_).sum(1), worst, worst, worst);
 
     at::Tensor plan;
     if (options_.temperature > 0.0) {

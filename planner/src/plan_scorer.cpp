@@ -39,20 +39,19 @@ PlanScorer::PlanScorer(const worldmodel::TokenLayout& layout, worldmodel::Normal
       selection_(selection),
       temperature_(temperature) {}
 
-at::Tensor PlanScorer::PrefixCost(const at::Tensor& prefix,
-                                  const Eigen::VectorXd& observation) const {
+at::Tensor PlanScorer::PrefixCost(const at::Tensor& prefix, const LastStep& last) const {
   const at::Tensor tokens = normalizer_.Denormalize(prefix);
-  const at::Tensor previous =
-      ToTensor(observation, prefix.device()).expand({prefix.size(0), layout_.observation_dim});
-  const at::Tensor observations = worldmodel::TokenObservations(layout_, tokens, previous);
+  const at::Tensor observation = ToTensor(last.observation, prefix.device());
+  const at::Tensor observations = worldmodel::TokenObservations(
+      layout_, tokens, observation.expand({prefix.size(0), layout_.observation_dim}));
   const at::Tensor actions = tokens.narrow(-1, 0, layout_.action_dim);
-  return cost_.StepCosts(observations, actions).sum(1);
+  return cost_.PlanCosts(observations, actions, observation, ToTensor(last.action, prefix.device()))
+      .sum(1);
 }
 
-std::optional<Choice> PlanScorer::Choose(const PlanBatch& plan,
-                                         const Eigen::VectorXd& observation) const {
+std::optional<Choice> PlanScorer::Choose(const PlanBatch& plan, const LastStep& last) const {
   const int estimated = std::max(1, plan.estimated);
-  const at::Tensor costs = PrefixCost(plan.clean_estimate.narrow(1, 0, estimated), observation);
+  const at::Tensor costs = PrefixCost(plan.clean_estimate.narrow(1, 0, estimated), last);
   const at::Tensor first_actions = normalizer_.Denormalize(plan.tokens.select(1, 0))
                                        .narrow(-1, 0, layout_.action_dim);  // [N, act]
   const at::Tensor valid = at::isfinite(costs) & at::isfinite(first_actions).all(1) &
@@ -86,15 +85,15 @@ std::optional<Choice> PlanScorer::Choose(const PlanBatch& plan,
   choice.plan.clean_estimate =
       plan.clean_estimate.narrow(0, chosen, 1).expand_as(plan.clean_estimate).clone();
   choice.plan.estimated = plan.estimated;
-  choice.described = Describe(choice.plan, host[2], observation);
+  choice.described = Describe(choice.plan, host[2], last.observation);
   return choice;
 }
 
 Plan PlanScorer::Describe(const PlanBatch& plan, double cost,
                           const Eigen::VectorXd& observation) const {
   const at::Tensor estimate = normalizer_.Denormalize(plan.clean_estimate[0]);
-  const at::Tensor observations = worldmodel::TokenObservations(
-      layout_, estimate, ToTensor(observation, plan.tokens.device()));
+  const at::Tensor observations =
+      worldmodel::TokenObservations(layout_, estimate, ToTensor(observation, plan.tokens.device()));
   // One read-back: [actions, observations, normalized tokens] per row.
   const Eigen::MatrixXd rows = ToEigen(
       at::cat({estimate.narrow(-1, 0, layout_.action_dim), observations, plan.tokens[0]}, -1));

@@ -23,6 +23,14 @@ struct Choice {
   Plan described;          // without its step and levels
 };
 
+// The step just taken, which the scored plans follow: the observation now
+// (o_t) and the action applied before it (a_{t-1}; zero at an episode's
+// start).
+struct LastStep {
+  const Eigen::VectorXd& observation;
+  const Eigen::VectorXd& action;
+};
+
 class PlanScorer {
  public:
   // `normalizer` on the model's device; `cost` must outlive the scorer.
@@ -30,14 +38,14 @@ class PlanScorer {
              const TaskCost& cost, Selection selection, double temperature);
 
   // Summed task cost [N] of normalized clean plan prefixes [N, n, d] that
-  // follow `observation`.
-  at::Tensor PrefixCost(const at::Tensor& prefix, const Eigen::VectorXd& observation) const;
+  // follow `last` (TaskCost::PlanCosts).
+  at::Tensor PrefixCost(const at::Tensor& prefix, const LastStep& last) const;
 
   // The candidate to keep: the cheapest, whose first action is executed
   // (or the MPPI average of the candidates' first actions). A candidate
   // whose cost, action or tokens are not finite is never picked; nullopt
   // when none is left.
-  std::optional<Choice> Choose(const PlanBatch& plan, const Eigen::VectorXd& observation) const;
+  std::optional<Choice> Choose(const PlanBatch& plan, const LastStep& last) const;
 
  private:
   Plan Describe(const PlanBatch& plan, double cost, const Eigen::VectorXd& observation) const;

@@ -306,14 +306,14 @@ class Planner::Impl {
       Defer(appended, needed, start);
       return false;
     }
-    const Eigen::VectorXd& observation = queue_.newest_observation();
+    const LastStep last{queue_.newest_observation(), queue_.action(queued - 1)};
     const at::Tensor real = BuildReal(queued - 1);
     PlanBatch plan = warm ? ShiftedPlan(program, generator_, static_cast<int>(moved))
                           : NoisePlan(generator_);
     const int64_t replays_before = graphs_ ? graphs_->stats().replayed : 0;
     const DenoiseCounts counts = denoiser_.Run(
         program, plan, cache_, generator_,
-        [&](const at::Tensor& prefix) { return scorer_->PrefixCost(prefix, observation); }, real,
+        [&](const at::Tensor& prefix) { return scorer_->PrefixCost(prefix, last); }, real,
         [&](int call_tokens, int jump_tokens) {
           budget.CheckAbort();
           return budget.Fits(clock_.Predict(CallKind::kPlan, call_tokens) +
@@ -330,7 +330,7 @@ class Planner::Impl {
     stats.cut_short = counts.cut_short;
     if (graphs_) stats.graph_replays = static_cast<int>(graphs_->stats().replayed - replays_before);
 
-    std::optional<Choice> choice = scorer_->Choose(plan, observation);
+    std::optional<Choice> choice = scorer_->Choose(plan, last);
     clock_.End();
     transaction.Commit();
     if (choice) {

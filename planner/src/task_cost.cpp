@@ -72,6 +72,28 @@ at::Tensor TaskCost::StepCosts(const at::Tensor& observations, const at::Tensor&
   return Evaluate(observations, actions);
 }
 
+at::Tensor TaskCost::PlanCosts(const at::Tensor& observations, const at::Tensor& actions,
+                               const at::Tensor& last_observation,
+                               const at::Tensor& last_action) const {
+  if (!observations.defined() || observations.dim() != 3 || !actions.defined() ||
+      actions.dim() != 3) {
+    return StepCosts(observations, actions);  // throws, naming the problem
+  }
+  if (!last_observation.defined() || last_observation.numel() != observation_dim() ||
+      !last_action.defined() || last_action.numel() != action_dim()) {
+    throw std::invalid_argument(c10::str(task(), " cost: the last step must hold ",
+                                         observation_dim(), " observation and ", action_dim(),
+                                         " action values"));
+  }
+  const int64_t batch = observations.size(0), steps = observations.size(1);
+  const at::Tensor lead_observation =
+      last_observation.to(observations.options()).view({1, 1, -1}).expand({batch, 1, -1});
+  const at::Tensor lead_action =
+      last_action.to(actions.options()).view({1, 1, -1}).expand({batch, 1, -1});
+  return StepCosts(at::cat({lead_observation, observations}, 1), at::cat({lead_action, actions}, 1))
+      .narrow(1, 1, steps);
+}
+
 std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task) {
   return MakeTaskCost(task::LoadTaskSpec(task));
 }

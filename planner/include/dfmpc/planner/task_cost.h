@@ -30,6 +30,15 @@ class TaskCost {
   // Returns the per-step cost [B, H], finite and >= 0, differentiable with
   // respect to both inputs. Throws std::invalid_argument on other shapes.
   at::Tensor StepCosts(const at::Tensor& observations, const at::Tensor& actions) const;
+  // The per-step cost [B, H] of plans that follow the step just taken: that
+  // step (`last_observation` [observation_dim], the observation now, and
+  // `last_action` [action_dim], the action applied before it) leads each
+  // plan, so that terms across steps (action_rate, a finite-difference
+  // velocity) see the boundary, and its own cost is dropped. This is how
+  // planners score their candidates: a plan's first action is charged for
+  // its change from the action the actuator holds.
+  at::Tensor PlanCosts(const at::Tensor& observations, const at::Tensor& actions,
+                       const at::Tensor& last_observation, const at::Tensor& last_action) const;
 
  protected:
   // StepCosts after the shape checks.
