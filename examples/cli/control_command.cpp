@@ -88,7 +88,9 @@ void RunControl(ControlOptions o) {
   auto env = envs::MakeEnv(*spec, env_options);
   std::filesystem::create_directories(o.out);
 
-  const std::string label = o.policy == "dfmpc" ? "dfmpc " + o.planner.mode : o.policy;
+  const std::string label =
+      o.policy == "dfmpc" ? "dfmpc " + planner::PlanModeName(o.planner.Resolve(*spec).mode)
+                          : o.policy;
   const envs::Episode planned =
       RunWithProgress(*env, *policy, label + " on " + o.task, o.seed, o.frame_size);
   envs::RandomPolicy random(env->action_spec(), o.seed);

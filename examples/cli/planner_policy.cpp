@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -12,12 +14,21 @@
 namespace dfmpc::cli {
 
 planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const {
-  planner::PlannerOptions resolved = options;
   const planner::PlannerOptions tuned = planner::TunedPlannerOptions(task);
+  planner::PlannerOptions resolved = options;
+  resolved.mode = mode ? planner::ParsePlanMode(*mode) : tuned.mode;
+  resolved.selection = selection ? planner::ParseSelection(*selection) : tuned.selection;
   resolved.horizon = horizon.value_or(tuned.horizon);
+  resolved.num_levels = levels.value_or(tuned.num_levels);
+  resolved.calls_per_step = calls_per_step.value_or(tuned.calls_per_step);
   resolved.renoise_levels = renoise_levels.value_or(tuned.renoise_levels);
-  resolved.mode = planner::ParsePlanMode(mode);
-  resolved.selection = planner::ParseSelection(selection);
+  resolved.candidates = candidates.value_or(tuned.candidates);
+  resolved.context_length = context_length.value_or(tuned.context_length);
+  resolved.num_sinks = sinks.value_or(tuned.num_sinks);
+  resolved.uncertainty = uncertainty.value_or(tuned.uncertainty);
+  resolved.temperature = temperature.value_or(tuned.temperature);
+  resolved.guidance_scale = guidance_scale.value_or(tuned.guidance_scale);
+  resolved.eta = eta.value_or(tuned.eta);
   return resolved;
 }
 
@@ -30,30 +41,40 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   CLI::Option* model = cmd.add_option("--model", flags.model,
                                       "world model checkpoint (default: the task's shipped model)");
   if (model_required) model->required();
-  cmd.add_option("--mode", flags.mode, "warm (plan cache reused) or replan (from noise)")
-      ->check(CLI::IsMember({"warm", "replan"}))
-      ->capture_default_str();
-  cmd.add_option("--horizon", flags.horizon,
-                 "plan tokens H (default: the task's tuned value: 16 for pendulum_swingup_novel, "
-                 "32 otherwise)");
-  cmd.add_option("--levels", o.num_levels, "sampling levels K")->capture_default_str();
-  cmd.add_option("--uncertainty", o.uncertainty, "pyramid u (0: K / H)")->capture_default_str();
-  cmd.add_option("--calls", o.calls_per_step, "calls per control step r (warm)")
-      ->capture_default_str();
-  cmd.add_option("--renoise", flags.renoise_levels,
-                 "extra levels a warm step re-noises the plan by (default: the task's tuned "
-                 "value: 8 for the cart-pole tasks, 4 otherwise)");
-  cmd.add_option("--candidates", o.candidates, "candidate plans N")->capture_default_str();
-  cmd.add_option("--selection", flags.selection, "best or mppi")
-      ->check(CLI::IsMember({"best", "mppi"}))
-      ->capture_default_str();
-  cmd.add_option("--temperature", o.temperature, "MPPI temperature")->capture_default_str();
-  cmd.add_option("--guidance", o.guidance_scale, "cost guidance scale (0: off)")
-      ->capture_default_str();
-  cmd.add_option("--eta", o.eta, "DDIM stochasticity")->capture_default_str();
-  cmd.add_option("--context", o.context_length, "real tokens the plan attends to (0: window - H)")
-      ->capture_default_str();
-  cmd.add_option("--sinks", o.num_sinks, "pinned first context tokens")->capture_default_str();
+  // Unset, each takes the task file's [planner] value (`dfmpc task check`
+  // prints them), else the library's default, shown here.
+  const planner::PlannerOptions defaults;
+  const auto task_or = [](const auto& value) {
+    std::ostringstream text;
+    text << value;
+    return " (default: the task file's, else " + text.str() + ")";
+  };
+  cmd.add_option("--mode", flags.mode,
+                 "warm (plan cache reused) or replan (from noise)" + task_or("warm"))
+      ->check(CLI::IsMember({"warm", "replan"}));
+  cmd.add_option("--horizon", flags.horizon, "plan tokens H" + task_or(defaults.horizon));
+  cmd.add_option("--levels", flags.levels, "sampling levels K" + task_or(defaults.num_levels));
+  cmd.add_option("--uncertainty", flags.uncertainty,
+                 "pyramid u, 0: K / H" + task_or(defaults.uncertainty));
+  cmd.add_option("--calls", flags.calls_per_step,
+                 "calls per control step r (warm)" + task_or(defaults.calls_per_step));
+  cmd.add_option(
+      "--renoise", flags.renoise_levels,
+      "extra levels a warm step re-noises the plan by" + task_or(defaults.renoise_levels));
+  cmd.add_option("--candidates", flags.candidates,
+                 "candidate plans N" + task_or(defaults.candidates));
+  cmd.add_option("--selection", flags.selection, "best or mppi" + task_or("best"))
+      ->check(CLI::IsMember({"best", "mppi"}));
+  cmd.add_option("--temperature", flags.temperature,
+                 "MPPI temperature" + task_or(defaults.temperature));
+  cmd.add_option("--guidance", flags.guidance_scale,
+                 "cost guidance scale, 0: off" + task_or(defaults.guidance_scale));
+  cmd.add_option("--eta", flags.eta, "DDIM stochasticity" + task_or(defaults.eta));
+  cmd.add_option(
+      "--context", flags.context_length,
+      "real tokens the plan attends to, 0: window - H" + task_or(defaults.context_length));
+  cmd.add_option("--sinks", flags.sinks,
+                 "pinned first context tokens" + task_or(defaults.num_sinks));
   cmd.add_option("--planner-seed", o.seed, "planner noise seed")->capture_default_str();
   AddDeviceFlag(cmd, o.device);
   cmd.add_flag("--no-cuda-graphs{false}", o.cuda_graphs,
@@ -99,8 +120,23 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                   "); train one with `dfmpc train` and pass --model");
     }
   }
-  return std::make_unique<PlannerPolicy>(
-      planner::Planner::FromFile(model, flags.Resolve(task), task));
+  const planner::PlannerOptions options = flags.Resolve(task);
+  std::fprintf(stderr, "planner: %s\n", DescribePlannerOptions(options).c_str());
+  return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, options, task));
+}
+
+std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
+  std::ostringstream text;
+  text << planner::PlanModeName(options.mode) << ", horizon " << options.horizon << ", levels "
+       << options.num_levels << ", re-noise " << options.renoise_levels << ", candidates "
+       << options.candidates << ", selection ";
+  if (options.selection == planner::Selection::kMppi) {
+    text << "mppi at temperature " << options.temperature;
+  } else {
+    text << "best";
+  }
+  if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
+  return text.str();
 }
 
 int ModelActionRepeat(const TimedPolicy& policy, int requested) {

@@ -18,14 +18,16 @@ class App;
 
 namespace dfmpc::cli {
 
-// Planner options as the command line spells them.
+// Planner options as the command line spells them. Those the task file's
+// [planner] table tunes are optional: unset, they take the task's value
+// (TunedPlannerOptions), so a flag overrides the file and nothing else does.
 struct PlannerFlags {
   std::string model;
-  std::string mode = "warm";
-  std::string selection = "best";
-  planner::PlannerOptions options;
-  std::optional<int> horizon;         // unset: the task's tuned value
-  std::optional<int> renoise_levels;  // unset: the task's tuned value
+  planner::PlannerOptions options;  // what no task file tunes: seed, device, graphs
+  std::optional<std::string> mode, selection;
+  std::optional<int> horizon, levels, calls_per_step, renoise_levels, candidates, context_length,
+      sinks;
+  std::optional<double> uncertainty, temperature, guidance_scale, eta;
 
   // `options` for `task`: parses mode and selection (std::invalid_argument
   // if unknown) and fills what was not given from TunedPlannerOptions(task).
@@ -53,6 +55,9 @@ class PlannerPolicy final : public TimedPolicy {
 // is given (a missing shipped model or a model for another task is an error).
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                                  const task::TaskSpec& task);
+
+// One line: mode, H, K, re-noise, N, selection (and guidance when on).
+std::string DescribePlannerOptions(const planner::PlannerOptions& options);
 
 // Physics steps per control step of an environment `policy` controls: the
 // model's own when `requested` is 0; any other value that differs from it

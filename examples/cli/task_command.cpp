@@ -20,6 +20,7 @@
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/task/task_spec.h"
+#include "planner_policy.h"
 #include "table.h"
 #include "task_option.h"
 
@@ -56,6 +57,9 @@ void PrintCost(const task::TaskSpec& spec) {
   for (const task::TaskTable& term : spec.root.Tables("cost")) {
     terms +=
         (terms.empty() ? "" : ", ") + term.Text("term") + " x " + Number(term.Number("weight"));
+    if (term.Has("terminal_weight")) {
+      terms += " (last step x " + Number(term.Number("terminal_weight")) + ")";
+    }
   }
   std::printf("cost per plan step: %s\n", terms.c_str());
 }
@@ -81,8 +85,7 @@ void RunCheck(const std::string& name_or_folder) {
   }
   std::printf("actions (%d, each in [-1, 1]): %s\n", env->action_spec().size(), actions.c_str());
   PrintCost(spec);
-  std::printf("planner: horizon %d, levels %d, re-noise %d, candidates %d\n", tuned.horizon,
-              tuned.num_levels, tuned.renoise_levels, tuned.candidates);
+  std::printf("planner: %s\n", DescribePlannerOptions(tuned).c_str());
   std::printf("oracle: horizon %d control steps, %d knots, %d samples, noise %.3g\n",
               oracle.horizon, oracle.num_knots, oracle.num_samples, oracle.noise_std);
   envs::RandomPolicy random(env->action_spec(), 0);
