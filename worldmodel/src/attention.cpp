@@ -4,7 +4,7 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
+#include <vector>
 
 #include "dfmpc/worldmodel/device.h"
 
@@ -40,16 +40,52 @@ at::Tensor RotaryFrequencies(int head_dim) {
   return at::pow(10000.0, -at::arange(half, at::kDouble) / static_cast<double>(half));
 }
 
-RotaryAngles MakeRotaryAngles(const at::Tensor& frequencies, int64_t first, int64_t count,
-                              const at::TensorOptions& options) {
-  const at::Tensor positions =
-      at::arange(static_cast<double>(first), static_cast<double>(first + count), at::kDouble);
-  const at::Tensor angles = positions.unsqueeze(1) * frequencies.unsqueeze(0);
-  const at::Tensor sin = at::sin(angles);
+namespace {
+
+// Tables [scales.size(), count, head_dim], one per scale, filled on the host
+// (a per-call cost of a dozen small tensor operations otherwise).
+RotaryAngles ScaledAngles(const at::Tensor& frequencies, int64_t first, int64_t count,
+                          const std::vector<double>& scales, const at::TensorOptions& options) {
+  const at::Tensor host_frequencies = frequencies.to(at::kCPU, at::kDouble).contiguous();
+  const double* frequency = host_frequencies.data_ptr<double>();
+  const int64_t half = host_frequencies.numel(), head_dim = 2 * half;
+  const auto sizes = {static_cast<int64_t>(scales.size()), count, head_dim};
+  at::Tensor cos = at::empty(sizes, at::kFloat), sin = at::empty(sizes, at::kFloat);
+  float* cos_out = cos.data_ptr<float>();
+  float* sin_out = sin.data_ptr<float>();
+  for (double scale : scales) {
+    for (int64_t p = 0; p < count; ++p) {
+      const double position = static_cast<double>(first + p);
+      for (int64_t i = 0; i < half; ++i) {
+        const double angle = position * frequency[i];
+        const double c = scale * std::cos(angle), s = scale * std::sin(angle);
+        cos_out[i] = cos_out[half + i] = static_cast<float>(c);
+        sin_out[i] = static_cast<float>(-s);  // rotate_half's sign
+        sin_out[half + i] = static_cast<float>(s);
+      }
+      cos_out += head_dim;
+      sin_out += head_dim;
+    }
+  }
   const c10::Device device = options.device();
   const at::ScalarType dtype = c10::typeMetaToScalarType(options.dtype());
-  return RotaryAngles{ToDevice(at::cos(at::cat({angles, angles}, 1)), device, dtype),
-                      ToDevice(at::cat({-sin, sin}, 1), device, dtype)};
+  return RotaryAngles{ToDevice(cos, device, dtype), ToDevice(sin, device, dtype)};
+}
+
+}  // namespace
+
+RotaryAngles MakeRotaryAngles(const at::Tensor& frequencies, int64_t first, int64_t count,
+                              const at::TensorOptions& options, double scale) {
+  const RotaryAngles angles = ScaledAngles(frequencies, first, count, {scale}, options);
+  return RotaryAngles{angles.cos[0], angles.sin[0]};
+}
+
+RotaryAngles MakeWindowAngles(const at::Tensor& frequencies, int64_t first, int64_t count,
+                              double query_scale, const at::TensorOptions& options) {
+  const RotaryAngles angles = ScaledAngles(frequencies, first, count, {query_scale, 1.0}, options);
+  const int64_t head_dim = angles.cos.size(2);
+  return RotaryAngles{angles.cos.view({2, 1, 1, count, head_dim}),
+                      angles.sin.view({2, 1, 1, count, head_dim})};
 }
 
 at::Tensor ApplyRotary(const at::Tensor& x, const RotaryAngles& angles) {
@@ -62,23 +98,16 @@ at::Tensor FutureMask(int64_t window, const at::TensorOptions& options) {
   return at::ones({window, window}, options.dtype(at::kBool)).triu(1);
 }
 
-at::Tensor CausalAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                           const RotaryAngles& angles, const at::Tensor& future,
+at::Tensor CausalAttention(const std::vector<at::Tensor>& queries, const at::Tensor& k,
+                           const at::Tensor& v, const at::Tensor& future,
                            const std::vector<CachedKeysValues>& cached) {
-  const int64_t window = q.size(2);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
-  std::map<const RotaryAngles*, at::Tensor> rotated;  // at most two distinct
-  auto queries = [&](const RotaryAngles* a) -> const at::Tensor& {
-    at::Tensor& entry = rotated[a];
-    if (!entry.defined()) entry = ApplyRotary(q, *a) * scale;
-    return entry;
-  };
+  const int64_t window = queries[0].size(2);
   std::vector<at::Tensor> scores;
   scores.reserve(cached.size() + 1);
   for (const CachedKeysValues& segment : cached) {
-    scores.push_back(Scores(queries(segment.query_angles), segment.keys));
+    scores.push_back(Scores(queries.at(segment.query_set), segment.keys));
   }
-  scores.push_back(at::matmul(queries(&angles), k.transpose(-2, -1))
+  scores.push_back(at::matmul(queries[0], k.transpose(-2, -1))
                        .masked_fill(future, -std::numeric_limits<float>::infinity()));
   const at::Tensor probs = at::softmax(at::cat(scores, -1), -1);
 

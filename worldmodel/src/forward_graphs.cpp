@@ -29,7 +29,8 @@ struct Entry {
 };
 
 // Everything a replay depends on but does not copy in: the shapes, the
-// timestep pattern and the cache storage the graph reads in place.
+// timestep pattern, the conditioning memo and the cache storage the graph
+// reads in place.
 std::string ShapeKey(const ForwardSetup& setup, const at::Tensor& tokens,
                      const at::Tensor& timesteps, const at::Tensor& known, bool wants_kv) {
   std::ostringstream key;
@@ -39,6 +40,9 @@ std::string ShapeKey(const ForwardSetup& setup, const at::Tensor& tokens,
   key << " steps" << steps.sizes();
   const int64_t* step = steps.data_ptr<int64_t>();
   for (int64_t i = 0; i < steps.numel(); ++i) key << ' ' << step[i];
+  // Memoized conditioning rows are copied into the setup: a newer memo
+  // (weights changed) needs a new capture.
+  key << " memo" << setup.modulation.defined() << ' ' << setup.conditioning_generation;
   key << " angles" << setup.query_angles.size();
   for (int angles : setup.segment_angles) key << ' ' << angles;
   for (const std::vector<CacheSegment>& layer : setup.segments) {

@@ -26,9 +26,15 @@ struct ForwardSetup {
   at::Tensor unique_steps;
   at::Tensor inverse;
   int64_t cond_batch = 1;  // 1 when the batch shares its timesteps
-  // Query rotations: [0] at the window's absolute positions, then one set
-  // per distinct query offset of the cache's segments (the sinks after
-  // eviction, kv_cache.h).
+  // Under InferenceMode, instead: each token's conditioning rows,
+  // [cond_batch * window, (6 depth + 2) width] (DfTransformerImpl::
+  // ConditioningRows), gathered from the memo of this generation.
+  at::Tensor modulation;
+  int64_t conditioning_generation = 0;
+  // Rotations: [0] the window's queries and keys at their absolute
+  // positions (MakeWindowAngles), then the queries' at each distinct query
+  // offset of the cache's segments (the sinks after eviction, kv_cache.h).
+  // Query tables carry attention's scale 1 / sqrt(head_dim).
   std::vector<RotaryAngles> query_angles;
   at::Tensor future;  // [w, w] bool, FutureMask
   // Per layer: the cache's occupied segments, views into its storage.

@@ -3,12 +3,14 @@
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/modules/activation.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string>
 
 #include "attention.h"
+#include "conditioning_table.h"
 #include "dfmpc/worldmodel/device.h"
 #include "forward_setup.h"
 #include "seeded_init.h"
@@ -50,28 +52,42 @@ class TransformerBlock : public torch::nn::Module {
         fc2_(register_module("fc2", torch::nn::Linear(mlp_ratio * width, width))),
         modulation_(register_module("modulation", torch::nn::Linear(width, 6 * width))) {}
 
-  // x: [B, w, D]; cond: [U, D] activated conditioning of the unique
-  // timesteps, `inverse` ([Bt * w]) maps each token to its row.
-  at::Tensor Forward(const at::Tensor& x, const at::Tensor& cond, const at::Tensor& inverse,
-                     int64_t cond_batch, const RotaryAngles& angles, const at::Tensor& future,
+  // cond: [U, D] activated conditioning of U timesteps. Returns [U, 6 D]:
+  // shift, 1 + scale and gate of the attention, then of the MLP.
+  at::Tensor Modulation(const at::Tensor& cond) {
+    at::Tensor modulation = modulation_(cond);
+    const int64_t width = cond.size(1);
+    modulation.narrow(1, width, width).add_(1);
+    modulation.narrow(1, 4 * width, width).add_(1);
+    return modulation;
+  }
+
+  // x: [B, w, D]; modulation: [B or 1, w, 6 D], each token's Modulation;
+  // angles: ForwardSetup::query_angles.
+  at::Tensor Forward(const at::Tensor& x, const at::Tensor& modulation,
+                     const std::vector<RotaryAngles>& angles, const at::Tensor& future,
                      const std::vector<CachedKeysValues>& cached, at::Tensor* keys,
                      at::Tensor* values) {
     const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
-    const auto mod = modulation_(cond)
-                         .index_select(0, inverse)
-                         .view({cond_batch, window, 6 * width})
-                         .chunk(6, -1);
-    at::Tensor h = norm1_(x) * (1 + mod[1]) + mod[0];
+    const auto mod = modulation.chunk(6, -1);
+    at::Tensor h = at::addcmul(mod[0], norm1_(x), mod[1]);
     const auto qkv = qkv_(h)
                          .view({batch, window, 3, heads_, width / heads_})
                          .permute({2, 0, 3, 1, 4});
-    *keys = ApplyRotary(qkv[1], angles);
+    // The window's queries (scaled) and keys rotate in one operation.
+    const at::Tensor rotated = ApplyRotary(qkv.narrow(0, 0, 2), angles[0]);
+    *keys = rotated[1];
     *values = qkv[2];
-    const at::Tensor attended = CausalAttention(qkv[0], *keys, qkv[2], angles, future, cached);
-    at::Tensor out = x + mod[2] * proj_(attended.transpose(1, 2).reshape({batch, window, width}));
-    h = norm2_(out) * (1 + mod[4]) + mod[3];
-    return out + mod[5] * fc2_(F::gelu(fc1_(h)));
+    std::vector<at::Tensor> queries = {rotated[0]};
+    for (size_t i = 1; i < angles.size(); ++i) queries.push_back(ApplyRotary(qkv[0], angles[i]));
+    const at::Tensor attended = CausalAttention(queries, *keys, *values, future, cached);
+    const at::Tensor out =
+        at::addcmul(x, mod[2], proj_(attended.transpose(1, 2).reshape({batch, window, width})));
+    h = at::addcmul(mod[3], norm2_(out), mod[4]);
+    return at::addcmul(out, mod[5], fc2_(F::gelu(fc1_(h))));
   }
+
+  const torch::nn::Linear& modulation_layer() const { return modulation_; }
 
  private:
   int heads_;
@@ -96,7 +112,7 @@ at::Tensor TimestepFeatures(const at::Tensor& timesteps, int64_t dim) {
 }  // namespace
 
 DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed)
-    : config_(config) {
+    : config_(config), conditioning_table_(std::make_unique<ConditioningTable>()) {
   config_.Validate();
   const GlobalGeneratorRestorer restore_global_generator;
   const int width = config.width;
@@ -123,7 +139,18 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t i
             torch::nn::LinearOptions(config.action_input_dim + 1, width).bias(false)));
   }
   InitializeLinearLayers(*this, init_seed);
+  conditioning_weights_ = time_mlp_->parameters();
+  for (const auto& block : blocks_) {
+    for (const at::Tensor& weight : block->modulation_layer()->parameters()) {
+      conditioning_weights_.push_back(weight);
+    }
+  }
+  for (const at::Tensor& weight : final_modulation_->parameters()) {
+    conditioning_weights_.push_back(weight);
+  }
 }
+
+DfTransformerImpl::~DfTransformerImpl() = default;
 
 at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) {
   const at::Tensor given = actions * known;
@@ -137,8 +164,7 @@ at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor
 }
 
 ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tensor& timesteps,
-                                        const KvCache* cache,
-                                        const at::Tensor& known_actions) const {
+                                        const KvCache* cache, const at::Tensor& known_actions) {
   if (tokens.dim() != 3 || tokens.size(2) != config_.token_dim) {
     throw std::invalid_argument("DfTransformer: tokens must be [batch, window, " +
                                 std::to_string(config_.token_dim) + "], got " +
@@ -179,24 +205,35 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
                             " attended tokens exceed the model's max_positions " +
                             std::to_string(config_.max_positions));
   }
-  // The range check reads the timesteps on the host: free for CPU ones, a
-  // synchronization for device ones (training's).
-  const auto [unique_steps, inverse] = at::_unique(steps.flatten(), true, true);
-  if (unique_steps[0].item<int64_t>() < -1 ||
-      unique_steps[-1].item<int64_t>() >= config_.num_timesteps) {
-    throw std::out_of_range("DfTransformer: timesteps must lie in [-1, " +
-                            std::to_string(config_.num_timesteps - 1) + "]");
-  }
-  const at::Device device = tokens.device();
-  setup.unique_steps = ToDevice(unique_steps, device, at::kLong);
-  setup.inverse = ToDevice(inverse, device, at::kLong);
   setup.cond_batch = steps.size(0);
+  const at::Device device = tokens.device();
+  const at::Tensor flat_steps = steps.flatten();
+  if (flat_steps.is_cpu() && ConditioningTable::Applicable(conditioning_weights_)) {
+    const at::Tensor host = flat_steps.to(at::kLong).contiguous();
+    const std::vector<int64_t> token_steps(host.data_ptr<int64_t>(),
+                                           host.data_ptr<int64_t>() + host.numel());
+    const auto [lowest, highest] = std::minmax_element(token_steps.begin(), token_steps.end());
+    CheckTimestepRange(*lowest, *highest);
+    setup.modulation = conditioning_table_->Gather(
+        token_steps, conditioning_weights_,
+        [this](const at::Tensor& unique_steps) { return ConditioningRows(unique_steps); });
+    setup.conditioning_generation = conditioning_table_->generation();
+  } else {
+    // The range check reads the timesteps on the host: free for CPU ones, a
+    // synchronization for device ones (training's).
+    const auto [unique_steps, inverse] = at::_unique(flat_steps, true, true);
+    CheckTimestepRange(unique_steps[0].item<int64_t>(), unique_steps[-1].item<int64_t>());
+    setup.unique_steps = ToDevice(unique_steps, device, at::kLong);
+    setup.inverse = ToDevice(inverse, device, at::kLong);
+  }
 
   // Window tokens sit at their absolute positions. Segments that attend with
   // an offset (sinks after eviction) get queries rotated at shifted angles.
   const int64_t first = cache != nullptr ? cache->NextPosition() : 0;
   const auto float_options = tokens.options().dtype(at::kFloat);
-  setup.query_angles.push_back(MakeRotaryAngles(rotary_frequencies_, first, window, float_options));
+  const double query_scale = 1.0 / std::sqrt(static_cast<double>(config_.head_dim()));
+  setup.query_angles.push_back(
+      MakeWindowAngles(rotary_frequencies_, first, window, query_scale, float_options));
   std::map<int64_t, int> angles_of_offset = {{0, 0}};
   if (cache != nullptr) {
     for (int l = 0; l < config_.depth; ++l) {
@@ -206,8 +243,9 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
       auto [entry, inserted] = angles_of_offset.emplace(
           segment.query_offset, static_cast<int>(setup.query_angles.size()));
       if (inserted) {
-        setup.query_angles.push_back(MakeRotaryAngles(
-            rotary_frequencies_, first - segment.query_offset, window, float_options));
+        setup.query_angles.push_back(MakeRotaryAngles(rotary_frequencies_,
+                                                      first - segment.query_offset, window,
+                                                      float_options, query_scale));
       }
       setup.segment_angles.push_back(entry->second);
     }
@@ -218,11 +256,33 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
   return setup;
 }
 
+void DfTransformerImpl::CheckTimestepRange(int64_t lowest, int64_t highest) const {
+  if (lowest < -1 || highest >= config_.num_timesteps) {
+    throw std::out_of_range("DfTransformer: timesteps must lie in [-1, " +
+                            std::to_string(config_.num_timesteps - 1) + "]");
+  }
+}
+
+at::Tensor DfTransformerImpl::ConditioningRows(const at::Tensor& steps) {
+  const at::Tensor cond = F::silu(time_mlp_->forward(TimestepFeatures(steps, config_.width)));
+  std::vector<at::Tensor> rows;
+  for (const auto& block : blocks_) rows.push_back(block->Modulation(cond));
+  at::Tensor final_rows = final_modulation_(cond);
+  final_rows.narrow(1, config_.width, config_.width).add_(1);
+  rows.push_back(final_rows);
+  return at::cat(rows, 1);
+}
+
 at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& tokens,
                                   WindowKeysValues* window_kv, const at::Tensor& known_actions) {
-  // Conditioning is computed once per distinct timestep, then gathered.
-  const at::Tensor cond =
-      F::silu(time_mlp_->forward(TimestepFeatures(setup.unique_steps, config_.width)));
+  // Conditioning is computed once per distinct timestep, then gathered
+  // (Prepare gathered it already when it could use the memo).
+  const at::Tensor modulation =
+      (setup.modulation.defined()
+           ? setup.modulation
+           : ConditioningRows(setup.unique_steps).index_select(0, setup.inverse))
+          .view({setup.cond_batch, setup.window, -1});
+  const int64_t block_columns = 6 * config_.width;
   if (window_kv != nullptr) {
     window_kv->keys.assign(blocks_.size(), at::Tensor());
     window_kv->values.assign(blocks_.size(), at::Tensor());
@@ -233,22 +293,21 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     std::vector<CachedKeysValues> cached;
     const std::vector<CacheSegment>& segments = setup.segments[l];
     for (size_t i = 0; i < segments.size(); ++i) {
-      cached.push_back({segments[i].keys, segments[i].values,
-                        &setup.query_angles[setup.segment_angles[i]]});
+      cached.push_back({segments[i].keys, segments[i].values, setup.segment_angles[i]});
     }
     at::Tensor keys, values;
-    x = blocks_[l]->Forward(x, cond, setup.inverse, setup.cond_batch, setup.query_angles[0],
-                           setup.future, cached, &keys, &values);
+    x = blocks_[l]->Forward(x, modulation.narrow(-1, l * block_columns, block_columns),
+                           setup.query_angles, setup.future, cached, &keys, &values);
     if (window_kv != nullptr) {
       window_kv->keys[l] = keys;
       window_kv->values[l] = values;
     }
   }
-  const auto mod = final_modulation_(cond)
-                       .index_select(0, setup.inverse)
-                       .view({setup.cond_batch, setup.window, 2 * config_.width})
+  const auto mod = modulation
+                       .narrow(-1, static_cast<int64_t>(blocks_.size()) * block_columns,
+                               2 * config_.width)
                        .chunk(2, -1);
-  return output_(final_norm_(x) * (1 + mod[1]) + mod[0]);
+  return output_(at::addcmul(mod[0], final_norm_(x), mod[1]));
 }
 
 KvCacheOptions DfTransformerImpl::CacheOptions() const {

@@ -56,6 +56,7 @@ struct WindowKeysValues {
 };
 
 class TransformerBlock;
+class ConditioningTable;
 struct ForwardSetup;
 class ForwardGraphs;
 
@@ -64,6 +65,7 @@ class DfTransformerImpl : public torch::nn::Module {
   // Initial weights are a function of `init_seed` alone; the process-wide
   // random generator is left as it was.
   explicit DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed = 0);
+  ~DfTransformerImpl() override;
 
   const TransformerConfig& config() const { return config_; }
 
@@ -92,9 +94,13 @@ class DfTransformerImpl : public torch::nn::Module {
   // The two halves of Forward (src/forward_setup.h): the checks and host
   // work, then the device work alone, which a CUDA graph can capture.
   ForwardSetup Prepare(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
-                       const at::Tensor& known_actions) const;
+                       const at::Tensor& known_actions);
   at::Tensor Run(const ForwardSetup& setup, const at::Tensor& tokens, WindowKeysValues* window_kv,
                  const at::Tensor& known_actions);
+  void CheckTimestepRange(int64_t lowest, int64_t highest) const;
+  // [U, (6 depth + 2) width]: every block's Modulation of `steps` ([U]),
+  // then the final norm's shift and 1 + scale.
+  at::Tensor ConditioningRows(const at::Tensor& steps);
 
   TransformerConfig config_;
   torch::nn::Linear input_{nullptr};
@@ -105,6 +111,9 @@ class DfTransformerImpl : public torch::nn::Module {
   torch::nn::LayerNorm final_norm_{nullptr};
   torch::nn::Linear output_{nullptr};
   at::Tensor rotary_frequencies_;  // [head_dim / 2], double
+  // What ConditioningRows reads, and its inference-time memo.
+  std::vector<at::Tensor> conditioning_weights_;
+  std::unique_ptr<ConditioningTable> conditioning_table_;
 };
 
 TORCH_MODULE(DfTransformer);
