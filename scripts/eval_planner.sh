@@ -13,7 +13,10 @@
 # DFMPC_SEED: the episodes' seed (default 0: the same initial states for all).
 # DFMPC_EVAL_OUT: the output directory (default out/eval).
 # DFMPC_POLICIES: which rows to run (default "random oracle mlp-mppi replan
-# warm"), e.g. DFMPC_POLICIES=replan to add the slow rows separately.
+# warm"), e.g. DFMPC_POLICIES=replan to add the slow rows separately; "block"
+# adds dfmpc warm r = 1 with each block cache setting of DFMPC_BLOCK_CACHE.
+# DFMPC_BLOCK_CACHE: block cache settings F/R for the "block" rows (default
+# "16/4"): F front tokens, the whole plan every R control steps.
 # DFMPC_MPPI_ARGS_<task>: mlp-mppi options for a task (word-split), replacing
 # the tuned ones below, e.g. DFMPC_MPPI_ARGS_reacher="--mppi-samples 512".
 set -euo pipefail
@@ -86,6 +89,16 @@ for task in "${tasks[@]}"; do
   fi
   if wanted warm; then
     run "$task" warm_r1 "dfmpc warm r=1" --policy dfmpc --model "$model" --episodes "$episodes"
+  fi
+  if wanted block; then
+    for setting in ${DFMPC_BLOCK_CACHE:-16/4}; do
+      if [[ ! $setting =~ ^[0-9]+/[0-9]+$ ]]; then
+        echo "eval_planner: DFMPC_BLOCK_CACHE takes F/R settings, got '$setting'" >&2
+        exit 1
+      fi
+      run "$task" "block_${setting/\//_}" "dfmpc block $setting" --policy dfmpc --model "$model" \
+        --episodes "$episodes" --front-tokens "${setting%/*}" --refresh-every "${setting#*/}"
+    done
   fi
 done
 

@@ -1,6 +1,7 @@
 // dfmpc bench deadline: how far Planner::Optimize(deadline) returns past its
-// deadline, per mode, deadline and number of observations queued before the
-// call, with the shipped pendulum model; the planner.h contract measured.
+// deadline, per mode (and block cache setting), deadline and number of
+// observations queued before the call, with the shipped pendulum model; the
+// planner.h contract measured.
 #include <ATen/Parallel.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -34,6 +36,7 @@ const char kTask[] = "pendulum_swingup";
 
 struct BenchDeadlineOptions {
   std::vector<std::string> modes = {"warm", "replan"};
+  std::vector<std::string> block_cache;  // "F/R": warm rows with the block cache
   std::vector<double> deadlines_ms = {1, 2, 5, 10, 20};
   // Observations queued before each Optimize; 0 draws 1..31 per step.
   std::vector<int> queued = {1, 31, 0};
@@ -47,7 +50,7 @@ struct BenchDeadlineOptions {
 struct Row {
   std::vector<double> overrun_ms;  // return time minus deadline (negative: early)
   std::vector<double> needed_ms;   // of the deferred steps
-  int cut_short = 0, planned = 0;
+  int cut_short = 0, planned = 0, postponed = 0;
 };
 
 // `steps` optimizations, each after `queued` observations (or a draw).
@@ -71,6 +74,7 @@ Row MeasureRow(planner::Planner& planner, envs::Env& env, double deadline_ms, in
     row.overrun_ms.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - deadline).count());
     row.cut_short += planner.last_step().cut_short ? 1 : 0;
+    row.postponed += planner.last_step().refresh_postponed ? 1 : 0;
     if (planner.last_step().deferred) row.needed_ms.push_back(planner.last_step().needed_ms);
     progress.Update(++done);
   }
@@ -93,28 +97,42 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
   std::fprintf(stderr, "bench deadline: %s, %d thread(s), %d optimizations per row\n",
                o.model.c_str(), o.threads, o.steps);
   Table table({"mode", "deadline_ms", "queued", "overrun_p50_ms", "overrun_p99_ms",
-               "overrun_max_ms", "cut_short", "planned", "deferred_needed_p50_ms"});
-  const long long total = static_cast<long long>(o.modes.size() * o.deadlines_ms.size() *
-                                                 o.queued.size()) * o.steps;
-  ProgressBar progress("bench deadline", total);
-  long long done = 0;
-  std::mt19937 rng(static_cast<std::mt19937::result_type>(o.seed));
+               "overrun_max_ms", "cut_short", "refresh_postponed", "planned",
+               "deferred_needed_p50_ms"});
+  // The task's tuned options per mode, then warm with each block cache.
+  std::vector<std::pair<std::string, planner::PlannerOptions>> configurations;
   for (const std::string& mode : o.modes) {
     planner::PlannerOptions options = planner::TunedPlannerOptions(kTask);
     options.mode = planner::ParsePlanMode(mode);
+    configurations.emplace_back(mode, options);
+  }
+  for (const std::string& setting : o.block_cache) {
+    const BlockCacheSetting block = ParseBlockCache(setting);
+    planner::PlannerOptions options = planner::TunedPlannerOptions(kTask);
+    options.front_tokens = block.front_tokens;
+    options.refresh_every = block.refresh_every;
+    configurations.emplace_back("warm block " + setting, options);
+  }
+  const long long total =
+      static_cast<long long>(configurations.size() * o.deadlines_ms.size() * o.queued.size()) *
+      o.steps;
+  ProgressBar progress("bench deadline", total);
+  long long done = 0;
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(o.seed));
+  for (auto& [mode, options] : configurations) {
     options.seed = o.seed;
     planner::Planner planner(checkpoint, planner::MakeTaskCost(kTask), options);
     for (double deadline_ms : o.deadlines_ms) {
       for (int queued : o.queued) {
         const Row row = MeasureRow(planner, *env, deadline_ms, queued, o, rng, progress, done);
         const double n = static_cast<double>(row.overrun_ms.size());
-        table.AddRow({mode, FormatFixed(deadline_ms, 1),
-                      queued > 0 ? std::to_string(queued) : "1-31",
-                      FormatFixed(Percentile(row.overrun_ms, 50), 2),
-                      FormatFixed(Percentile(row.overrun_ms, 99), 2),
-                      FormatFixed(Percentile(row.overrun_ms, 100), 2),
-                      FormatFixed(row.cut_short / n, 2), FormatFixed(row.planned / n, 2),
-                      row.needed_ms.empty() ? "-" : FormatFixed(Percentile(row.needed_ms, 50), 2)});
+        table.AddRow(
+            {mode, FormatFixed(deadline_ms, 1), queued > 0 ? std::to_string(queued) : "1-31",
+             FormatFixed(Percentile(row.overrun_ms, 50), 2),
+             FormatFixed(Percentile(row.overrun_ms, 99), 2),
+             FormatFixed(Percentile(row.overrun_ms, 100), 2), FormatFixed(row.cut_short / n, 2),
+             FormatFixed(row.postponed / n, 2), FormatFixed(row.planned / n, 2),
+             row.needed_ms.empty() ? "-" : FormatFixed(Percentile(row.needed_ms, 50), 2)});
       }
     }
   }
@@ -133,6 +151,9 @@ void AddBenchDeadlineCommand(CLI::App& bench) {
   cmd->add_option("--modes", options->modes, "plan modes")
       ->capture_default_str()
       ->check(CLI::IsMember({"warm", "replan"}));
+  cmd->add_option("--block-cache", options->block_cache,
+                  "also warm rows with the block cache, each F/R: F front tokens, the whole plan "
+                  "every R steps (e.g. 16/4)");
   cmd->add_option("--deadlines", options->deadlines_ms, "deadlines in ms after the call starts")
       ->capture_default_str();
   cmd->add_option("--queued", options->queued,

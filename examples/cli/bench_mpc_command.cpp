@@ -1,6 +1,7 @@
 // dfmpc bench mpc: per-control-step latency of the planner, replan against
-// warm r = 1, 2, 4, across context lengths and candidate counts, in one run;
-// and a long run that shows the bounded context cache keeps memory flat.
+// warm r = 1, 2, 4 (and warm r = 1 with block cache settings), across context
+// lengths and candidate counts, in one run; and a long run that shows the
+// bounded context cache keeps memory flat.
 // Each row also counts the CPU tensors a control step allocates.
 #include <ATen/Parallel.h>
 #include <torch/types.h>
@@ -41,6 +42,7 @@ struct BenchMpcOptions {
   std::vector<int> contexts = {16, 64, 256};
   std::vector<int> candidates = {1, 8, 16};
   std::vector<int> warm_calls = {1, 2, 4};
+  std::vector<std::string> block_cache;  // "F/R": warm r = 1 rows with the block cache
   int horizon = 32;
   int levels = 16;
   int steps = 50;
@@ -110,6 +112,44 @@ Measured Measure(planner::Planner& planner, envs::Env& env, int context, int ste
   return m;
 }
 
+// One row of the latency table: a planner configuration.
+struct Row {
+  std::string label;
+  planner::PlannerOptions options;  // mode, r, block cache and graphs; sizes are filled per row
+};
+
+// Replan, warm r for each --warm-calls, then warm r = 1 with each block
+// cache setting; on a GPU every warm row runs eagerly and then with graphs.
+std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
+  std::vector<Row> rows;
+  Row replan{"replan", {}};
+  replan.options.mode = planner::PlanMode::kReplan;
+  replan.options.cuda_graphs = false;
+  rows.push_back(replan);
+  std::vector<Row> warm;
+  for (int r : o.warm_calls) {
+    Row row{"warm r=" + std::to_string(r), {}};
+    row.options.calls_per_step = r;
+    warm.push_back(row);
+  }
+  for (const std::string& setting : o.block_cache) {
+    const BlockCacheSetting block = ParseBlockCache(setting);
+    Row row{"warm r=1 block " + setting, {}};
+    row.options.front_tokens = block.front_tokens;
+    row.options.refresh_every = block.refresh_every;
+    warm.push_back(row);
+  }
+  for (Row& row : warm) {
+    row.options.cuda_graphs = false;
+    rows.push_back(row);
+    if (!cuda) continue;
+    row.label += " graphs";
+    row.options.cuda_graphs = true;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped) {
   envs::EnvOptions env_options;
   env_options.episode_physics_steps = 1 << 30;  // one long run per configuration
@@ -117,37 +157,27 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   Table table({"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
                "jitter_ms", "speedup_p50", "tensor_allocs", "alloc_kib", "page_faults"});
   const c10::Device device = worldmodel::ParseDevice(o.device);
-  // On a GPU every warm row runs eagerly and then with CUDA graphs.
-  const int variants = device.is_cuda() ? 2 : 1;
+  const std::vector<Row> rows = TableRows(o, device.is_cuda());
   long long total = 0, done = 0;
   for (int context : o.contexts) {
-    total += static_cast<long long>(o.candidates.size()) * (1 + variants * o.warm_calls.size()) *
-             (context + o.steps);
+    total += static_cast<long long>(o.candidates.size() * rows.size()) * (context + o.steps);
   }
   ProgressBar progress("bench mpc", total);
   for (int context : o.contexts) {
     const worldmodel::Checkpoint model = RandomModel(shipped, context + o.horizon, device);
     for (int n : o.candidates) {
       double replan_p50 = 0.0;
-      for (int row = 0; row <= variants * static_cast<int>(o.warm_calls.size()); ++row) {
-        const int r = row == 0 ? 0 : (row - 1) / variants + 1;
-        const bool graphs = row > 0 && (row - 1) % variants == 1;
-        planner::PlannerOptions options;
-        options.cuda_graphs = graphs;
+      for (const Row& row : rows) {
+        planner::PlannerOptions options = row.options;
         options.horizon = o.horizon;
         options.num_levels = o.levels;
         options.candidates = n;
         options.context_length = context;
-        options.mode = r == 0 ? planner::PlanMode::kReplan : planner::PlanMode::kWarm;
-        if (r > 0) options.calls_per_step = o.warm_calls[r - 1];
         planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
         const Measured m = Measure(planner, *env, context, o.steps, progress, done);
         const double p50 = Percentile(m.latencies, 50), p99 = Percentile(m.latencies, 99);
-        if (r == 0) replan_p50 = p50;
-        table.AddRow({std::to_string(context), std::to_string(n),
-                      r == 0 ? "replan"
-                             : "warm r=" + std::to_string(options.calls_per_step) +
-                                   (graphs ? " graphs" : ""),
+        if (options.mode == planner::PlanMode::kReplan) replan_p50 = p50;
+        table.AddRow({std::to_string(context), std::to_string(n), row.label,
                       FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
                       FormatFixed(p50, 2), FormatFixed(p99, 2), FormatFixed(p99 - p50, 2),
                       FormatFixed(replan_p50 / p50, 1), FormatFixed(m.allocations, 0),
@@ -212,11 +242,15 @@ void AddBenchMpcCommand(CLI::App& bench) {
   auto options = std::make_shared<BenchMpcOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "mpc",
-      "Planner latency per control step: replan vs warm r = 1, 2, 4; memory over a long run");
+      "Planner latency per control step: replan vs warm r = 1, 2, 4 (and the block cache); "
+      "memory over a long run");
   cmd->add_option("--contexts", options->contexts, "context lengths")->capture_default_str();
   cmd->add_option("--candidates", options->candidates, "candidate counts N")->capture_default_str();
   cmd->add_option("--warm-calls", options->warm_calls, "calls per step r of the warm rows")
       ->capture_default_str();
+  cmd->add_option("--block-cache", options->block_cache,
+                  "also warm r = 1 rows with the block cache, each F/R: F front tokens, the whole "
+                  "plan every R steps (e.g. 8/4)");
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
   cmd->add_option("--levels", options->levels, "sampling levels K")->capture_default_str();
   cmd->add_option("--steps", options->steps, "timed control steps per row")->capture_default_str();

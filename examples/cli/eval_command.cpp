@@ -69,6 +69,11 @@ void PrintModelCost(const std::string& name, const TimedPolicy& policy) {
       "%s per control step: latency p50 %.2f ms, p99 %.2f ms, "
       "%.1f token-forwards\n",
       name.c_str(), Percentile(latencies, 50), Percentile(latencies, 99), forwards);
+  if (!policy.reset_ms().empty()) {
+    std::printf("%s reset (the first plan): p50 %.2f ms, max %.2f ms over %zu episode(s)\n",
+                name.c_str(), Percentile(policy.reset_ms(), 50), Percentile(policy.reset_ms(), 100),
+                policy.reset_ms().size());
+  }
 }
 
 std::string Label(const EvalOptions& o) { return o.label.empty() ? o.policy : o.label; }

@@ -22,6 +22,8 @@ planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const 
   resolved.num_levels = levels.value_or(tuned.num_levels);
   resolved.calls_per_step = calls_per_step.value_or(tuned.calls_per_step);
   resolved.renoise_levels = renoise_levels.value_or(tuned.renoise_levels);
+  resolved.front_tokens = front_tokens.value_or(tuned.front_tokens);
+  resolved.refresh_every = refresh_every.value_or(tuned.refresh_every);
   resolved.candidates = candidates.value_or(tuned.candidates);
   resolved.context_length = context_length.value_or(tuned.context_length);
   resolved.num_sinks = sinks.value_or(tuned.num_sinks);
@@ -30,6 +32,20 @@ planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const 
   resolved.guidance_scale = guidance_scale.value_or(tuned.guidance_scale);
   resolved.eta = eta.value_or(tuned.eta);
   return resolved;
+}
+
+BlockCacheSetting ParseBlockCache(const std::string& text) {
+  BlockCacheSetting setting;
+  char slash = 0, extra = 0;
+  std::istringstream in(text);
+  if (!(in >> setting.front_tokens >> slash >> setting.refresh_every) || slash != '/' ||
+      in >> extra || setting.front_tokens < 1 || setting.refresh_every < 1) {
+    throw std::invalid_argument(
+        "a block cache setting is F/R (front tokens / refresh every R "
+        "steps, both >= 1), got '" +
+        text + "'");
+  }
+  return setting;
 }
 
 std::string ShippedModelPath(const std::string& task) {
@@ -61,6 +77,13 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   cmd.add_option(
       "--renoise", flags.renoise_levels,
       "extra levels a warm step re-noises the plan by" + task_or(defaults.renoise_levels));
+  cmd.add_option("--front-tokens", flags.front_tokens,
+                 "block cache: plan tokens a warm step runs, the rest wait for a refresh; 0: all "
+                 "(exact)" +
+                     task_or(defaults.front_tokens));
+  cmd.add_option("--refresh-every", flags.refresh_every,
+                 "block cache: control steps between runs of the whole plan" +
+                     task_or(defaults.refresh_every));
   cmd.add_option("--candidates", flags.candidates,
                  "candidate plans N" + task_or(defaults.candidates));
   cmd.add_option("--selection", flags.selection, "best or mppi" + task_or("best"))
@@ -136,6 +159,11 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << "best";
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
+  if (options.front_tokens > 0 && options.front_tokens < options.horizon &&
+      options.refresh_every > 1) {
+    text << ", block cache: front " << options.front_tokens << " tokens, refresh every "
+         << options.refresh_every;
+  }
   return text.str();
 }
 

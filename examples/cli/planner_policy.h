@@ -25,14 +25,22 @@ struct PlannerFlags {
   std::string model;
   planner::PlannerOptions options;  // what no task file tunes: seed, device, graphs
   std::optional<std::string> mode, selection;
-  std::optional<int> horizon, levels, calls_per_step, renoise_levels, candidates, context_length,
-      sinks;
+  std::optional<int> horizon, levels, calls_per_step, renoise_levels, front_tokens, refresh_every,
+      candidates, context_length, sinks;
   std::optional<double> uncertainty, temperature, guidance_scale, eta;
 
   // `options` for `task`: parses mode and selection (std::invalid_argument
   // if unknown) and fills what was not given from TunedPlannerOptions(task).
   planner::PlannerOptions Resolve(const task::TaskSpec& task) const;
 };
+
+// A block cache setting as benchmarks spell it, "F/R": F front tokens, the
+// whole plan every R control steps (both >= 1). Throws
+// std::invalid_argument naming the text otherwise.
+struct BlockCacheSetting {
+  int front_tokens = 0, refresh_every = 1;
+};
+BlockCacheSetting ParseBlockCache(const std::string& text);
 
 // The model shipped for `task` in the source tree (examples/models/TASK.pt).
 std::string ShippedModelPath(const std::string& task);
@@ -56,7 +64,8 @@ class PlannerPolicy final : public TimedPolicy {
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                                  const task::TaskSpec& task);
 
-// One line: mode, H, K, re-noise, N, selection (and guidance when on).
+// One line: mode, H, K, re-noise, N, selection (and guidance and the block
+// cache when on).
 std::string DescribePlannerOptions(const planner::PlannerOptions& options);
 
 // Physics steps per control step of an environment `policy` controls: the

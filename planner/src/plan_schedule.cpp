@@ -41,6 +41,13 @@ SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, double uncertaint
 
 SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
                              int renoise_levels, int shift) {
+  return WarmProgram(num_levels, horizon, uncertainty, calls, renoise_levels, shift,
+                     RestingLevels(num_levels, horizon, uncertainty), horizon);
+}
+
+SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
+                             int renoise_levels, int shift, const std::vector<int>& kept_levels,
+                             int moving) {
   if (calls < 1 || renoise_levels < 0) {
     throw std::invalid_argument("warm plan needs r >= 1 calls and renoise levels >= 0");
   }
@@ -53,11 +60,26 @@ SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, in
         "warm plan needs ceil(H * u) >= K, got H = " + std::to_string(horizon) +
         ", u = " + std::to_string(uncertainty) + ", K = " + std::to_string(num_levels));
   }
+  if (static_cast<int>(kept_levels.size()) != horizon || moving < 1 || moving > horizon) {
+    throw std::invalid_argument("warm plan needs H kept levels and 1 <= moving tokens <= H");
+  }
   const std::vector<int> rest = RestingLevels(num_levels, horizon, uncertainty);
   SchedulingMatrix program(calls + 1, horizon, num_levels);
   for (int t = 0; t < horizon; ++t) {
-    const int shifted = t + shift < horizon ? rest[t + shift] : num_levels;
-    const int start = std::min(num_levels, shifted + calls - 1 + renoise_levels);
+    const bool fresh = t + shift >= horizon;
+    const int current = fresh ? num_levels : kept_levels[t + shift];
+    if (current < rest[t] || current > num_levels) {
+      throw std::invalid_argument("warm plan: a kept token's level " + std::to_string(current) +
+                                  " is outside [" + std::to_string(rest[t]) + ", K]");
+    }
+    if (t >= moving) {  // waits at its level for a refresh
+      for (int row = 0; row <= calls; ++row) program.set_level(row, t, current);
+      continue;
+    }
+    // A token that waited is already noisier than its shifted resting
+    // level; it is re-noised to where a resting one would be, or not at all.
+    const int shifted = fresh ? num_levels : rest[t + shift];
+    const int start = std::min(num_levels, std::max(current, shifted + calls - 1 + renoise_levels));
     for (int row = 0; row < calls; ++row) {
       program.set_level(row, t, std::max(rest[t], start - row));
     }

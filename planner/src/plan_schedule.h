@@ -44,6 +44,18 @@ worldmodel::SchedulingMatrix FromNoiseProgram(int num_levels, int horizon, doubl
 worldmodel::SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
                                          int renoise_levels, int shift = 1);
 
+// The warm step of the block cache (PlannerOptions::front_tokens): the kept
+// plan's tokens are at `kept_levels` (H levels, before the shift; each
+// between its resting level and K), and only the first `moving` tokens of
+// the shifted plan run, as WarmProgram runs them (a token that waited is
+// re-noised to a resting token's level, or not at all if it is noisier
+// already); the others keep their level in every row, which leaves them out
+// of every call's window (causal attention: the front never reads them).
+// With kept_levels at rest and moving = H it equals WarmProgram.
+worldmodel::SchedulingMatrix WarmProgram(int num_levels, int horizon, double uncertainty, int calls,
+                                         int renoise_levels, int shift,
+                                         const std::vector<int>& kept_levels, int moving);
+
 }  // namespace dfmpc::planner
 
 #endif  // DFMPC_PLANNER_PLAN_SCHEDULE_H_

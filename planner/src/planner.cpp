@@ -272,15 +272,21 @@ class Planner::Impl {
     const int64_t moved = queue_.newest_step() - plan_step_;  // control steps the plan moves by
     const bool warm = options_.mode == PlanMode::kWarm && has_plan_ && !restart &&
                       moved < options_.horizon;
-    const SchedulingMatrix& program = warm ? WarmProgramFor(static_cast<int>(moved)) : from_noise_;
-    // The step's first call, as a jump from row 0 if need be, with the
-    // newest real token leading it: the least a step can run.
-    const int first_call_tokens =
-        LastMovingToken(program, 0, program.rows() - 1) + 1 + /*newest real token*/ 1;
-    // What the step needs after its real tokens: its first call and the
-    // scoring.
-    const double least_plan_seconds = clock_.Predict(CallKind::kPlan, first_call_tokens) +
-                                      clock_.Predict(CallKind::kScore, 1);
+    bool front_only = warm && FrontOnly(static_cast<int>(moved));
+    const SchedulingMatrix* program =
+        warm ? &WarmProgramFor(static_cast<int>(moved), front_only) : &from_noise_;
+    double least_plan_seconds = LeastPlanSeconds(*program);
+    // The block cache's refresh waits for a step with time for it: when the
+    // catch-up forwards and the whole plan's call would not end by the
+    // deadline, the front runs alone.
+    const bool postponed =
+        warm && !front_only && BlockCache() &&
+        !budget.Fits((queued - 1) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds);
+    if (postponed) {
+      front_only = true;
+      program = &WarmProgramFor(static_cast<int>(moved), front_only);
+      least_plan_seconds = LeastPlanSeconds(*program);
+    }
     // On an exception the transaction restores the cache and the generator
     // and the queue is untouched; the plan is built in new tensors and
     // members are assigned only after the commit.
@@ -308,11 +314,11 @@ class Planner::Impl {
     }
     const LastStep last{queue_.newest_observation(), queue_.action(queued - 1)};
     const at::Tensor real = BuildReal(queued - 1);
-    PlanBatch plan = warm ? ShiftedPlan(program, generator_, static_cast<int>(moved))
-                          : NoisePlan(generator_);
+    PlanBatch plan =
+        warm ? ShiftedPlan(*program, generator_, static_cast<int>(moved)) : NoisePlan(generator_);
     const int64_t replays_before = graphs_ ? graphs_->stats().replayed : 0;
     const DenoiseCounts counts = denoiser_.Run(
-        program, plan, cache_, generator_,
+        *program, plan, cache_, generator_,
         [&](const at::Tensor& prefix) { return scorer_->PrefixCost(prefix, last); }, real,
         [&](int call_tokens, int jump_tokens) {
           budget.CheckAbort();
@@ -328,6 +334,7 @@ class Planner::Impl {
     stats.token_forwards = counts.token_forwards + queued - 1;
     stats.steps_caught_up = static_cast<int>(moved);
     stats.cut_short = counts.cut_short;
+    stats.refresh_postponed = postponed;
     if (graphs_) stats.graph_replays = static_cast<int>(graphs_->stats().replayed - replays_before);
 
     std::optional<Choice> choice = scorer_->Choose(plan, last);
@@ -339,9 +346,10 @@ class Planner::Impl {
       plan_out_ = std::move(choice->described);
       plan_out_.levels.resize(options_.horizon);
       for (int t = 0; t < options_.horizon; ++t) {
-        plan_out_.levels[t] = program.level(program.rows() - 1, t);
+        plan_out_.levels[t] = program->level(program->rows() - 1, t);
       }
       has_plan_ = true;
+      waited_steps_ = front_only ? waited_steps_ + static_cast<int>(moved) : 0;
     } else {
       action_now_ = Action();  // the previous plan's, for this step
       stats.fallback = true;
@@ -394,6 +402,15 @@ class Planner::Impl {
     stats_ = stats;
   }
 
+  // What a step running `program` needs after its real tokens: its first
+  // call (as a jump from row 0 if need be, with the newest real token
+  // leading it), the least a step can run, and the scoring.
+  double LeastPlanSeconds(const SchedulingMatrix& program) const {
+    const int first_call_tokens =
+        LastMovingToken(program, 0, program.rows() - 1) + 1 + /*newest real token*/ 1;
+    return clock_.Predict(CallKind::kPlan, first_call_tokens) + clock_.Predict(CallKind::kScore, 1);
+  }
+
   // The last token whose level differs between two rows of `program`.
   static int LastMovingToken(const SchedulingMatrix& program, int row, int target) {
     for (int t = program.horizon() - 1; t >= 0; --t) {
@@ -402,8 +419,29 @@ class Planner::Impl {
     return -1;
   }
 
-  // The warm program for a plan shifted by `shift` steps, built once.
-  const SchedulingMatrix& WarmProgramFor(int shift) {
+  // Whether the block cache is on: some plan tokens may wait for a refresh.
+  bool BlockCache() const {
+    return options_.front_tokens > 0 && options_.front_tokens < options_.horizon &&
+           options_.refresh_every > 1;
+  }
+
+  // Whether the far plan waits in a step that shifts the plan by `shift`:
+  // it is refreshed once refresh_every steps have passed.
+  bool FrontOnly(int shift) const {
+    return BlockCache() && waited_steps_ + shift < options_.refresh_every;
+  }
+
+  // The warm program for a plan shifted by `shift` steps. Without the block
+  // cache the kept plan is always at rest, so each shift's is built once;
+  // with it, from the kept plan's levels (far tokens may have waited).
+  const SchedulingMatrix& WarmProgramFor(int shift, bool front_only) {
+    if (BlockCache()) {
+      block_program_ =
+          WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
+                      options_.calls_per_step, options_.renoise_levels, shift, plan_out_.levels,
+                      front_only ? options_.front_tokens : options_.horizon);
+      return *block_program_;
+    }
     std::optional<SchedulingMatrix>& program = warm_programs_[shift];
     if (!program) {
       program = WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
@@ -500,6 +538,7 @@ class Planner::Impl {
   CallClock clock_;
   const SchedulingMatrix from_noise_;
   std::vector<std::optional<SchedulingMatrix>> warm_programs_;  // by shift
+  std::optional<SchedulingMatrix> block_program_;               // this step's, with the block cache
   std::function<bool()> abort_;
   worldmodel::KvCacheMark step_mark_;  // the transaction's, kept for its buffers
 
@@ -507,6 +546,7 @@ class Planner::Impl {
   bool has_plan_ = false;
   bool reset_ = false;
   int64_t plan_step_ = -1;  // the control step the plan (and action_now_) was made at
+  int waited_steps_ = 0;    // control steps the block cache's far plan has waited
   Eigen::VectorXd action_now_;
   Plan plan_out_;  // its levels are the kept plan's after the last step
   StepStats stats_;

@@ -47,6 +47,8 @@ PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
   options.uncertainty = tuned.Number("uncertainty", options.uncertainty);
   options.calls_per_step = tuned.Integer("calls_per_step", options.calls_per_step);
   options.renoise_levels = tuned.Integer("renoise_levels", options.renoise_levels);
+  options.front_tokens = tuned.Integer("front_tokens", options.front_tokens);
+  options.refresh_every = tuned.Integer("refresh_every", options.refresh_every);
   options.candidates = tuned.Integer("candidates", options.candidates);
   if (tuned.Has("selection")) options.selection = ParseSelection(tuned.Text("selection"));
   options.temperature = tuned.Number("temperature", options.temperature);
@@ -70,6 +72,10 @@ void PlannerOptions::Validate() const {
           "calls per step r must be >= 1, got " + std::to_string(calls_per_step));
   Require(renoise_levels >= 0,
           "renoise levels must be >= 0, got " + std::to_string(renoise_levels));
+  Require(front_tokens >= 0,
+          "front tokens must be >= 0 (0: the whole plan), got " + std::to_string(front_tokens));
+  Require(refresh_every >= 1,
+          "refresh every must be >= 1 control steps, got " + std::to_string(refresh_every));
   Require(candidates >= 1, "candidates N must be >= 1, got " + std::to_string(candidates));
   Require(std::isfinite(uncertainty) && uncertainty >= 0.0,
           "uncertainty must be finite and >= 0 (0 picks K / H)");

@@ -96,6 +96,8 @@ void BindOptions(py::module_& module) {
       .def_readwrite("uncertainty", &PlannerOptions::uncertainty)
       .def_readwrite("calls_per_step", &PlannerOptions::calls_per_step)
       .def_readwrite("renoise_levels", &PlannerOptions::renoise_levels)
+      .def_readwrite("front_tokens", &PlannerOptions::front_tokens)
+      .def_readwrite("refresh_every", &PlannerOptions::refresh_every)
       .def_readwrite("candidates", &PlannerOptions::candidates)
       .def_property(
           "selection", [](const PlannerOptions& o) { return planner::SelectionName(o.selection); },
@@ -122,6 +124,7 @@ void BindStats(py::module_& module) {
       .def_readonly("token_forwards", &planner::StepStats::token_forwards)
       .def_readonly("steps_caught_up", &planner::StepStats::steps_caught_up)
       .def_readonly("cut_short", &planner::StepStats::cut_short)
+      .def_readonly("refresh_postponed", &planner::StepStats::refresh_postponed)
       .def_readonly("deferred", &planner::StepStats::deferred)
       .def_readonly("needed_ms", &planner::StepStats::needed_ms)
       .def_readonly("graph_replays", &planner::StepStats::graph_replays)

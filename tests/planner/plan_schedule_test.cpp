@@ -66,6 +66,35 @@ TEST(PlanScheduleTest, AShiftOfSeveralStepsStillTakesOneCallBackToRest) {
   EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 0, 0), std::invalid_argument);
 }
 
+TEST(PlanScheduleTest, BlockCacheRunsTheFrontAndLetsTheRestWait) {
+  // K = 4, H = 8, u = 0.5, renoise 1: rest 0 1 1 2 2 3 3 4.
+  const std::vector<int> rest = RestingLevels(4, 8, 0.5);
+  // At rest and with every token moving it is the exact program.
+  EXPECT_EQ(WarmProgram(4, 8, 0.5, 1, 1, 1, rest, 8), WarmProgram(4, 8, 0.5, 1, 1));
+  // Three front tokens run; the others keep their shifted levels in every
+  // row, so the step's calls never reach them.
+  const worldmodel::SchedulingMatrix front = WarmProgram(4, 8, 0.5, 1, 1, 1, rest, 3);
+  EXPECT_EQ(Row(front, 0), (std::vector<int>{2, 2, 3, 2, 3, 3, 4, 4}));
+  EXPECT_EQ(Row(front, 1), (std::vector<int>{0, 1, 1, 2, 3, 3, 4, 4}));
+  // The next step shifts the waiting tokens again, levels and all (token 3
+  // now waits at level 3, one above its resting level), and the fresh token
+  // enters at K.
+  const worldmodel::SchedulingMatrix next = WarmProgram(4, 8, 0.5, 1, 1, 1, Row(front, 1), 3);
+  EXPECT_EQ(Row(next, 0), (std::vector<int>{2, 2, 3, 3, 3, 4, 4, 4}));
+  EXPECT_EQ(Row(next, 1), (std::vector<int>{0, 1, 1, 3, 3, 4, 4, 4}));
+  // A refresh takes every token back to rest however long it waited; one
+  // that waited starts from its own level, above where re-noising a
+  // resting token would put it (renoise 0 here: tokens 2 to 4).
+  const worldmodel::SchedulingMatrix refresh = WarmProgram(4, 8, 0.5, 1, 0, 1, Row(next, 1), 8);
+  EXPECT_EQ(Row(refresh, 0), (std::vector<int>{1, 1, 3, 3, 4, 4, 4, 4}));
+  EXPECT_EQ(Row(refresh, 1), rest);
+  // Kept levels must be H long, between rest and K.
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 1, 1, std::vector<int>(7, 4), 3), std::invalid_argument);
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 1, 1, std::vector<int>(8, 5), 3), std::invalid_argument);
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 1, 1, std::vector<int>(8, 0), 3), std::invalid_argument);
+  EXPECT_THROW(WarmProgram(4, 8, 0.5, 1, 1, 1, rest, 0), std::invalid_argument);
+}
+
 TEST(PlanScheduleTest, RejectsImpossiblePrograms) {
   // ceil(H * u) = 2 < K = 4: the fresh token could not enter at pure noise.
   EXPECT_THROW(WarmProgram(4, 4, 0.5, 1, 0), std::invalid_argument);

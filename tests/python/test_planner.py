@@ -86,6 +86,18 @@ def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_mo
     assert dfmpc.tuned_options("cartpole_swingup").renoise_levels == 8
 
 
+def test_block_cache_options_reach_the_planner(pendulum_model):
+    planner = dfmpc.Planner.from_file(pendulum_model, front_tokens=6, refresh_every=4)
+    assert (planner.options.front_tokens, planner.options.refresh_every) == (6, 4)
+    observation, _ = dfmpc.make_env("pendulum_swingup").reset(seed=0)
+    planner.reset(observation)
+    planner.act(observation)  # Reset's plan
+    planner.act(observation + 0.01)  # a front step: the real token and six plan tokens
+    assert planner.stats.token_forwards == 1 + 6
+    with pytest.raises(ValueError, match="refresh every"):
+        dfmpc.Planner.from_file(pendulum_model, refresh_every=0)
+
+
 @pytest.mark.parametrize(
     "observation, message",
     [

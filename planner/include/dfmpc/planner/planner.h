@@ -61,6 +61,15 @@ struct PlannerOptions {
   // (the last call jumps back). Lets the front of the plan, whose actions are
   // about to run, react to the real observations; see docs/experiments.md.
   int renoise_levels = 4;
+  // Warm mode, block cache (Fast-dLLM's approximate cache, issue 28): only
+  // the first `front_tokens` plan tokens run every step; the rest wait at
+  // their levels (attention is causal, so the front never reads them) and
+  // the whole plan runs every `refresh_every` control steps, which also
+  // scores the far plan afresh; with a deadline (Optimize) a refresh that
+  // would not end by it waits for a later step. 0 (or >= H) or
+  // refresh_every = 1: the whole plan every step, the exact mode.
+  int front_tokens = 0;
+  int refresh_every = 1;
   int candidates = 8;  // N: plans sampled as one batch
   Selection selection = Selection::kBest;
   double temperature = 0.05;    // MPPI temperature, in units of the summed cost
@@ -99,11 +108,12 @@ struct PlannerOptions {
 
 // The options tuned for `task` (a built-in name or a task folder): the
 // defaults above, changed by its task file's [planner] table (keys mode,
-// horizon, levels, uncertainty, calls_per_step, renoise_levels, candidates,
-// selection, temperature, guidance_scale, eta, context_length, sinks). The
-// cart-pole tasks re-noise 8 levels, pendulum_swingup_novel plans 16 tokens;
-// their task files say why. Throws std::invalid_argument naming the file and
-// key of an unknown or impossible option.
+// horizon, levels, uncertainty, calls_per_step, renoise_levels, front_tokens,
+// refresh_every, candidates, selection, temperature, guidance_scale, eta,
+// context_length, sinks). The cart-pole tasks re-noise 8 levels,
+// pendulum_swingup_novel plans 16 tokens; their task files say why. Throws
+// std::invalid_argument naming the file and key of an unknown or impossible
+// option.
 PlannerOptions TunedPlannerOptions(const std::string& task);
 PlannerOptions TunedPlannerOptions(const task::TaskSpec& task);
 
@@ -126,6 +136,9 @@ struct StepStats {
                                     // the appended real tokens included
   int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
   bool cut_short = false;           // the deadline ended the program early (Optimize)
+  // Block cache: the whole plan was due but would not have ended by the
+  // deadline, so only the front ran; the refresh is tried again next step.
+  bool refresh_postponed = false;
   // The deadline left no time for the step's first model call: the plan
   // was not moved (Optimize returned false); the queued real tokens that
   // fitted joined the history and the rest stay queued.
