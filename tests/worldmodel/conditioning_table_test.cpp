@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tiny_model.h"
+#include "weight_signature.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -105,7 +106,7 @@ TEST(ConditioningTableTest, ComputesEachStepOnceUntilAWeightChanges) {
   };
   ConditioningTable table;
   const c10::InferenceMode inference;
-  ASSERT_TRUE(ConditioningTable::Applicable(weights));
+  ASSERT_TRUE(MemoizableNow(weights));
   const std::vector<int64_t> first = {5, 5, 7}, second = {7, 9, 5};
   EXPECT_TRUE(
       torch::equal(table.Gather(first, weights, compute), RowsOf(torch::tensor(first), weight)));
@@ -134,14 +135,14 @@ TEST(ConditioningTableTest, ComputesEachStepOnceUntilAWeightChanges) {
 
 TEST(ConditioningTableTest, OnlyInferenceModeWithOrdinaryWeightsMemoizes) {
   const std::vector<at::Tensor> weights = {torch::zeros({2})};
-  EXPECT_FALSE(ConditioningTable::Applicable(weights));
+  EXPECT_FALSE(MemoizableNow(weights));
   {
     const torch::NoGradGuard no_grad;
-    EXPECT_FALSE(ConditioningTable::Applicable(weights));
+    EXPECT_FALSE(MemoizableNow(weights));
   }
   const c10::InferenceMode inference;
-  EXPECT_TRUE(ConditioningTable::Applicable(weights));
-  EXPECT_FALSE(ConditioningTable::Applicable({torch::zeros({2})}));  // an inference tensor
+  EXPECT_TRUE(MemoizableNow(weights));
+  EXPECT_FALSE(MemoizableNow({torch::zeros({2})}));  // an inference tensor
 }
 
 TEST(ConditioningTableTest, TimestepsOutOfRangeThrowWithTheMemoToo) {

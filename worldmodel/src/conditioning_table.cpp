@@ -1,7 +1,6 @@
 #include "conditioning_table.h"
 
 #include <ATen/ATen.h>
-#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 
@@ -9,29 +8,11 @@
 
 namespace dfmpc::worldmodel {
 
-bool ConditioningTable::Applicable(const std::vector<at::Tensor>& weights) {
-  if (!c10::InferenceMode::is_enabled()) return false;
-  for (const at::Tensor& weight : weights) {
-    if (weight.is_inference()) return false;
-  }
-  return true;
-}
-
-ConditioningTable::Signature ConditioningTable::SignatureOf(
-    const std::vector<at::Tensor>& weights) {
-  Signature signature;
-  signature.reserve(weights.size());
-  for (const at::Tensor& weight : weights) {
-    signature.emplace_back(weight.data_ptr(), weight._version());
-  }
-  return signature;
-}
-
 at::Tensor ConditioningTable::Gather(const std::vector<int64_t>& token_steps,
                                      const std::vector<at::Tensor>& weights,
                                      const ComputeRows& compute) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  Signature signature = SignatureOf(weights);
+  WeightSignature signature = SignatureOf(weights);
   if (signature != signature_) {
     signature_ = std::move(signature);
     row_of_step_.clear();

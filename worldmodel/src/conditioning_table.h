@@ -14,8 +14,9 @@
 #include <functional>
 #include <mutex>
 #include <unordered_map>
-#include <utility>
 #include <vector>
+
+#include "weight_signature.h"
 
 namespace dfmpc::worldmodel {
 
@@ -24,10 +25,7 @@ class ConditioningTable {
   // Computes the rows of `steps` ([U] int64, on the weights' device).
   using ComputeRows = std::function<at::Tensor(const at::Tensor& steps)>;
 
-  // Whether rows may be memoized now: InferenceMode is on and no weight is
-  // an inference tensor (those have no version counter, so an in-place
-  // update could not be seen).
-  static bool Applicable(const std::vector<at::Tensor>& weights);
+  // Rows may be memoized where MemoizableNow(weights) (weight_signature.h).
 
   // The rows of `token_steps` (one per token, in order), as a [tokens,
   // row width] tensor on the weights' device. Missing rows are computed by
@@ -41,11 +39,8 @@ class ConditioningTable {
   int64_t generation() const;
 
  private:
-  using Signature = std::vector<std::pair<const void*, uint32_t>>;
-  static Signature SignatureOf(const std::vector<at::Tensor>& weights);
-
   mutable std::mutex mutex_;
-  Signature signature_;
+  WeightSignature signature_;
   std::unordered_map<int64_t, int64_t> row_of_step_;
   at::Tensor rows_;  // [distinct steps seen, row width]
   int64_t generation_ = 0;

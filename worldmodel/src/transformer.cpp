@@ -14,6 +14,8 @@
 #include "dfmpc/worldmodel/device.h"
 #include "forward_setup.h"
 #include "seeded_init.h"
+#include "transposed_weights.h"
+#include "weight_signature.h"
 
 namespace dfmpc::worldmodel {
 
@@ -63,15 +65,19 @@ class TransformerBlock : public torch::nn::Module {
   }
 
   // x: [B, w, D]; modulation: [B or 1, w, 6 D], each token's Modulation;
-  // angles: ForwardSetup::query_angles.
+  // angles: ForwardSetup::query_angles; transposed: empty, or
+  // LinearWeights() transposed (transposed_weights.h).
   at::Tensor Forward(const at::Tensor& x, const at::Tensor& modulation,
                      const std::vector<RotaryAngles>& angles, const at::Tensor& future,
-                     const std::vector<CachedKeysValues>& cached, at::Tensor* keys,
-                     at::Tensor* values) {
+                     const std::vector<CachedKeysValues>& cached,
+                     c10::ArrayRef<at::Tensor> transposed, at::Tensor* keys, at::Tensor* values) {
+    const auto copy = [&transposed](size_t i) {
+      return transposed.empty() ? at::Tensor() : transposed[i];
+    };
     const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
     const auto mod = modulation.chunk(6, -1);
     at::Tensor h = at::addcmul(mod[0], norm1_(x), mod[1]);
-    const auto qkv = qkv_(h)
+    const auto qkv = Linear(qkv_, h, copy(0))
                          .view({batch, window, 3, heads_, width / heads_})
                          .permute({2, 0, 3, 1, 4});
     // The window's queries (scaled) and keys rotate in one operation.
@@ -81,10 +87,15 @@ class TransformerBlock : public torch::nn::Module {
     std::vector<at::Tensor> queries = {rotated[0]};
     for (size_t i = 1; i < angles.size(); ++i) queries.push_back(ApplyRotary(qkv[0], angles[i]));
     const at::Tensor attended = CausalAttention(queries, *keys, *values, future, cached);
-    const at::Tensor out =
-        at::addcmul(x, mod[2], proj_(attended.transpose(1, 2).reshape({batch, window, width})));
+    const at::Tensor out = at::addcmul(
+        x, mod[2],
+        Linear(proj_, attended.transpose(1, 2).reshape({batch, window, width}), copy(1)));
     h = at::addcmul(mod[3], norm2_(out), mod[4]);
-    return at::addcmul(out, mod[5], fc2_(F::gelu(fc1_(h))));
+    return at::addcmul(out, mod[5], Linear(fc2_, F::gelu(Linear(fc1_, h, copy(2))), copy(3)));
+  }
+
+  std::vector<at::Tensor> LinearWeights() const {
+    return {qkv_->weight, proj_->weight, fc1_->weight, fc2_->weight};
   }
 
   const torch::nn::Linear& modulation_layer() const { return modulation_; }
@@ -112,7 +123,9 @@ at::Tensor TimestepFeatures(const at::Tensor& timesteps, int64_t dim) {
 }  // namespace
 
 DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed)
-    : config_(config), conditioning_table_(std::make_unique<ConditioningTable>()) {
+    : config_(config),
+      conditioning_table_(std::make_unique<ConditioningTable>()),
+      transposed_weights_(std::make_unique<TransposedWeights>()) {
   config_.Validate();
   const GlobalGeneratorRestorer restore_global_generator;
   const int width = config.width;
@@ -147,6 +160,10 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t i
   }
   for (const at::Tensor& weight : final_modulation_->parameters()) {
     conditioning_weights_.push_back(weight);
+  }
+  linear_weights_ = {input_->weight, output_->weight};
+  for (const auto& block : blocks_) {
+    for (const at::Tensor& weight : block->LinearWeights()) linear_weights_.push_back(weight);
   }
 }
 
@@ -208,7 +225,7 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
   setup.cond_batch = steps.size(0);
   const at::Device device = tokens.device();
   const at::Tensor flat_steps = steps.flatten();
-  if (flat_steps.is_cpu() && ConditioningTable::Applicable(conditioning_weights_)) {
+  if (flat_steps.is_cpu() && MemoizableNow(conditioning_weights_)) {
     const at::Tensor host = flat_steps.to(at::kLong).contiguous();
     const std::vector<int64_t> token_steps(host.data_ptr<int64_t>(),
                                            host.data_ptr<int64_t>() + host.numel());
@@ -287,7 +304,17 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     window_kv->keys.assign(blocks_.size(), at::Tensor());
     window_kv->values.assign(blocks_.size(), at::Tensor());
   }
-  at::Tensor x = input_(tokens);
+  // A call of few tokens on the CPU multiplies by transposed copies.
+  std::vector<at::Tensor> transposed;
+  if (tokens.is_cpu() && tokens.size(0) * tokens.size(1) <= TransposedWeights::kMaxRows &&
+      MemoizableNow(linear_weights_)) {
+    transposed = transposed_weights_->Get(linear_weights_);
+  }
+  const auto layer_copies = [&transposed](size_t first, size_t count) {
+    return transposed.empty() ? c10::ArrayRef<at::Tensor>()
+                              : c10::ArrayRef<at::Tensor>(transposed).slice(first, count);
+  };
+  at::Tensor x = Linear(input_, tokens, transposed.empty() ? at::Tensor() : transposed[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     std::vector<CachedKeysValues> cached;
@@ -297,7 +324,8 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     }
     at::Tensor keys, values;
     x = blocks_[l]->Forward(x, modulation.narrow(-1, l * block_columns, block_columns),
-                           setup.query_angles, setup.future, cached, &keys, &values);
+                            setup.query_angles, setup.future, cached, layer_copies(2 + 4 * l, 4),
+                            &keys, &values);
     if (window_kv != nullptr) {
       window_kv->keys[l] = keys;
       window_kv->values[l] = values;
@@ -307,7 +335,8 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
                        .narrow(-1, static_cast<int64_t>(blocks_.size()) * block_columns,
                                2 * config_.width)
                        .chunk(2, -1);
-  return output_(at::addcmul(mod[0], final_norm_(x), mod[1]));
+  return Linear(output_, at::addcmul(mod[0], final_norm_(x), mod[1]),
+                transposed.empty() ? at::Tensor() : transposed[1]);
 }
 
 KvCacheOptions DfTransformerImpl::CacheOptions() const {

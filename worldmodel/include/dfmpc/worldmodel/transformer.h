@@ -57,6 +57,7 @@ struct WindowKeysValues {
 
 class TransformerBlock;
 class ConditioningTable;
+class TransposedWeights;
 struct ForwardSetup;
 class ForwardGraphs;
 
@@ -114,6 +115,10 @@ class DfTransformerImpl : public torch::nn::Module {
   // What ConditioningRows reads, and its inference-time memo.
   std::vector<at::Tensor> conditioning_weights_;
   std::unique_ptr<ConditioningTable> conditioning_table_;
+  // The input's, the output's and every block's products (qkv, projection,
+  // MLP), and their transposed copies for calls of few tokens on the CPU.
+  std::vector<at::Tensor> linear_weights_;
+  std::unique_ptr<TransposedWeights> transposed_weights_;
 };
 
 TORCH_MODULE(DfTransformer);
