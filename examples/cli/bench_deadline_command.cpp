@@ -109,6 +109,7 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
   for (const std::string& setting : o.block_cache) {
     const BlockCacheSetting block = ParseBlockCache(setting);
     planner::PlannerOptions options = planner::TunedPlannerOptions(kTask);
+    options.mode = planner::PlanMode::kWarm;
     options.front_tokens = block.front_tokens;
     options.refresh_every = block.refresh_every;
     configurations.emplace_back("warm block " + setting, options);

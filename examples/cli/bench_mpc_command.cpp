@@ -135,6 +135,7 @@ std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
   for (const std::string& setting : o.block_cache) {
     const BlockCacheSetting block = ParseBlockCache(setting);
     Row row{"warm r=1 block " + setting, {}};
+    row.options.mode = planner::PlanMode::kWarm;
     row.options.front_tokens = block.front_tokens;
     row.options.refresh_every = block.refresh_every;
     warm.push_back(row);

@@ -159,8 +159,7 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << "best";
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
-  if (options.front_tokens > 0 && options.front_tokens < options.horizon &&
-      options.refresh_every > 1) {
+  if (options.BlockCacheOn()) {
     text << ", block cache: front " << options.front_tokens << " tokens, refresh every "
          << options.refresh_every;
   }

@@ -19,6 +19,9 @@ int Offset(int t, double uncertainty) {
 }  // namespace
 
 std::vector<int> RestingLevels(int num_levels, int horizon, double uncertainty) {
+  if (num_levels < 1 || horizon < 1 || !(uncertainty >= 0.0)) {
+    throw std::invalid_argument("plan schedule needs K >= 1, H >= 1 and u >= 0");
+  }
   std::vector<int> levels(horizon);
   for (int t = 0; t < horizon; ++t) levels[t] = std::min(num_levels, Offset(t, uncertainty));
   return levels;

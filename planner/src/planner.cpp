@@ -212,6 +212,7 @@ class Planner::Impl {
     cache_.Clear();
     generator_ = at::detail::createCPUGenerator(options_.seed);
     has_plan_ = false;
+    waited_steps_ = 0;
     plan_out_ = Plan{};
     stats_ = StepStats{};
     plan_step_ = -1;
@@ -278,9 +279,12 @@ class Planner::Impl {
     double least_plan_seconds = LeastPlanSeconds(*program);
     // The block cache's refresh waits for a step with time for it: when the
     // catch-up forwards and the whole plan's call would not end by the
-    // deadline, the front runs alone.
+    // deadline, the front runs alone. Only until the far plan would hold
+    // nothing but fresh noise (H - F steps): then the step refreshes or, if
+    // even that does not fit, is deferred.
     const bool postponed =
-        warm && !front_only && BlockCache() &&
+        warm && !front_only && options_.BlockCacheOn() &&
+        waited_steps_ + moved < options_.horizon - options_.front_tokens &&
         !budget.Fits((queued - 1) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds);
     if (postponed) {
       front_only = true;
@@ -419,23 +423,17 @@ class Planner::Impl {
     return -1;
   }
 
-  // Whether the block cache is on: some plan tokens may wait for a refresh.
-  bool BlockCache() const {
-    return options_.front_tokens > 0 && options_.front_tokens < options_.horizon &&
-           options_.refresh_every > 1;
-  }
-
   // Whether the far plan waits in a step that shifts the plan by `shift`:
   // it is refreshed once refresh_every steps have passed.
   bool FrontOnly(int shift) const {
-    return BlockCache() && waited_steps_ + shift < options_.refresh_every;
+    return options_.BlockCacheOn() && waited_steps_ + shift < options_.refresh_every;
   }
 
   // The warm program for a plan shifted by `shift` steps. Without the block
   // cache the kept plan is always at rest, so each shift's is built once;
   // with it, from the kept plan's levels (far tokens may have waited).
   const SchedulingMatrix& WarmProgramFor(int shift, bool front_only) {
-    if (BlockCache()) {
+    if (options_.BlockCacheOn()) {
       block_program_ =
           WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
                       options_.calls_per_step, options_.renoise_levels, shift, plan_out_.levels,
@@ -493,8 +491,9 @@ class Planner::Impl {
   }
 
   // The kept plan with its first `shift` tokens (executed) dropped, as many
-  // pure-noise ones appended, and every token re-noised from its shifted
-  // resting level to the program's first row. New tensors: the kept plan is
+  // pure-noise ones appended, and every token re-noised from its kept level
+  // (its shifted resting level, unless the block cache let it wait) to the
+  // program's first row. New tensors: the kept plan is
   // not modified.
   PlanBatch ShiftedPlan(const SchedulingMatrix& program, at::Generator& generator,
                         int shift) const {

@@ -91,4 +91,8 @@ void PlannerOptions::Validate() const {
           "unknown device '" + device + "' (expected cpu, cuda or cuda:N)");
 }
 
+bool PlannerOptions::BlockCacheOn() const {
+  return mode == PlanMode::kWarm && front_tokens > 0 && front_tokens < horizon && refresh_every > 1;
+}
+
 }  // namespace dfmpc::planner

@@ -33,11 +33,11 @@ TEST(TransposedWeightsTest, ProductsThroughTheCopiesEqualTheLayers) {
     TransposedWeights memo;
     const c10::InferenceMode inference;
     const at::Tensor x = torch::randn({2, 6, 96});
-    const at::Tensor product = Linear(layer, x, memo.Get({layer->weight})[0]);
+    const at::Tensor product = LinearThrough(layer, x, memo.Get({layer->weight})[0]);
     EXPECT_EQ(product.sizes(), (std::vector<int64_t>{2, 6, 288}));
     EXPECT_LE(MaxDifference(product, layer(x)), kTolerance);
     // Without a copy it is the layer.
-    EXPECT_TRUE(Linear(layer, x, at::Tensor()).equal(layer(x)));
+    EXPECT_TRUE(LinearThrough(layer, x, at::Tensor()).equal(layer(x)));
   }
 }
 

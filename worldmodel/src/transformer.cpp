@@ -77,7 +77,7 @@ class TransformerBlock : public torch::nn::Module {
     const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
     const auto mod = modulation.chunk(6, -1);
     at::Tensor h = at::addcmul(mod[0], norm1_(x), mod[1]);
-    const auto qkv = Linear(qkv_, h, copy(0))
+    const auto qkv = LinearThrough(qkv_, h, copy(0))
                          .view({batch, window, 3, heads_, width / heads_})
                          .permute({2, 0, 3, 1, 4});
     // The window's queries (scaled) and keys rotate in one operation.
@@ -89,9 +89,10 @@ class TransformerBlock : public torch::nn::Module {
     const at::Tensor attended = CausalAttention(queries, *keys, *values, future, cached);
     const at::Tensor out = at::addcmul(
         x, mod[2],
-        Linear(proj_, attended.transpose(1, 2).reshape({batch, window, width}), copy(1)));
+        LinearThrough(proj_, attended.transpose(1, 2).reshape({batch, window, width}), copy(1)));
     h = at::addcmul(mod[3], norm2_(out), mod[4]);
-    return at::addcmul(out, mod[5], Linear(fc2_, F::gelu(Linear(fc1_, h, copy(2))), copy(3)));
+    return at::addcmul(out, mod[5],
+                       LinearThrough(fc2_, F::gelu(LinearThrough(fc1_, h, copy(2))), copy(3)));
   }
 
   std::vector<at::Tensor> LinearWeights() const {
@@ -314,7 +315,7 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     return transposed.empty() ? c10::ArrayRef<at::Tensor>()
                               : c10::ArrayRef<at::Tensor>(transposed).slice(first, count);
   };
-  at::Tensor x = Linear(input_, tokens, transposed.empty() ? at::Tensor() : transposed[0]);
+  at::Tensor x = LinearThrough(input_, tokens, transposed.empty() ? at::Tensor() : transposed[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     std::vector<CachedKeysValues> cached;
@@ -335,8 +336,8 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
                        .narrow(-1, static_cast<int64_t>(blocks_.size()) * block_columns,
                                2 * config_.width)
                        .chunk(2, -1);
-  return Linear(output_, at::addcmul(mod[0], final_norm_(x), mod[1]),
-                transposed.empty() ? at::Tensor() : transposed[1]);
+  return LinearThrough(output_, at::addcmul(mod[0], final_norm_(x), mod[1]),
+                       transposed.empty() ? at::Tensor() : transposed[1]);
 }
 
 KvCacheOptions DfTransformerImpl::CacheOptions() const {

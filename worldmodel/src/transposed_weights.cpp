@@ -18,7 +18,8 @@ std::vector<at::Tensor> TransposedWeights::Get(const std::vector<at::Tensor>& we
   return transposed_;
 }
 
-at::Tensor Linear(torch::nn::Linear& layer, const at::Tensor& x, const at::Tensor& transposed) {
+at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x,
+                         const at::Tensor& transposed) {
   if (!transposed.defined()) return layer(x);
   std::vector<int64_t> sizes = x.sizes().vec();
   sizes.back() = transposed.size(1);

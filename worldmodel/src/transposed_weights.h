@@ -3,9 +3,9 @@
 // OpenBLAS copies that view into its packed layout on every call: at a few
 // tokens a call that costs as much as the product. A contiguous transposed
 // copy takes OpenBLAS's small-matrix path, which does not pack: 1.2-2.3x
-// faster products from 8 to 32 rows at the shipped widths, even from 64 rows
-// on (docs/experiments.md, "Weights kept transposed"), so only calls of few
-// tokens take it and the planner's larger calls keep their arithmetic.
+// faster products from 8 to 32 rows at the shipped widths, break-even from
+// 64 rows on (docs/experiments.md, "Weights kept transposed"), so only calls
+// of at most 64 tokens take it.
 #ifndef DFMPC_WORLDMODEL_SRC_TRANSPOSED_WEIGHTS_H_
 #define DFMPC_WORLDMODEL_SRC_TRANSPOSED_WEIGHTS_H_
 
@@ -37,7 +37,9 @@ class TransposedWeights {
 };
 
 // layer(x), through `transposed` (layer's weight, transposed) when defined.
-at::Tensor Linear(torch::nn::Linear& layer, const at::Tensor& x, const at::Tensor& transposed);
+// (The layer is non-const because a libtorch module's forward is.)
+at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x,
+                         const at::Tensor& transposed);
 
 }  // namespace dfmpc::worldmodel
 

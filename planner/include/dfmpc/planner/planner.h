@@ -8,7 +8,8 @@
 //    token clean, later tokens noisier; plan_schedule.h). A step drops the
 //    executed token, appends a pure-noise one, re-noises the plan a few
 //    levels and runs r calls, so r = 1 costs one model call over the plan
-//    window.
+//    window. With the block cache (front_tokens) only the front of the plan
+//    runs between refreshes and the rest waits above its resting levels.
 //  * replan: the baseline; the whole plan is generated from pure noise every
 //    step along the complete pyramid (K + ceil((H - 1) u) calls).
 // In both, N candidate plans are sampled as one batch over the shared
@@ -104,6 +105,9 @@ struct PlannerOptions {
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;
+  // Whether the block cache is on: warm mode, 0 < front_tokens < horizon
+  // and refresh_every > 1.
+  bool BlockCacheOn() const;
 };
 
 // The options tuned for `task` (a built-in name or a task folder): the
@@ -137,7 +141,9 @@ struct StepStats {
   int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
   bool cut_short = false;           // the deadline ended the program early (Optimize)
   // Block cache: the whole plan was due but would not have ended by the
-  // deadline, so only the front ran; the refresh is tried again next step.
+  // deadline, so only the front ran; the refresh is tried again next step
+  // (and postponed at most until the far plan would hold only fresh noise,
+  // H - front_tokens steps after the last refresh).
   bool refresh_postponed = false;
   // The deadline left no time for the step's first model call: the plan
   // was not moved (Optimize returned false); the queued real tokens that
