@@ -279,12 +279,12 @@ class Planner::Impl {
     double least_plan_seconds = LeastPlanSeconds(*program);
     // The block cache's refresh waits for a step with time for it: when the
     // catch-up forwards and the whole plan's call would not end by the
-    // deadline, the front runs alone. Only until the far plan would hold
-    // nothing but fresh noise (H - F steps): then the step refreshes or, if
-    // even that does not fit, is deferred.
+    // deadline, the front runs alone. However long: a far plan of fresh
+    // noise leaves an F-token planner, which still serves the front, while a
+    // deferred step leaves the actuator an aging plan (and, a step behind, a
+    // refresh that fits even less).
     const bool postponed =
         warm && !front_only && options_.BlockCacheOn() &&
-        waited_steps_ + moved < options_.horizon - options_.front_tokens &&
         !budget.Fits((queued - 1) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds);
     if (postponed) {
       front_only = true;

@@ -141,9 +141,7 @@ struct StepStats {
   int steps_caught_up = 1;          // control steps the plan moved by (> 1: it had fallen behind)
   bool cut_short = false;           // the deadline ended the program early (Optimize)
   // Block cache: the whole plan was due but would not have ended by the
-  // deadline, so only the front ran; the refresh is tried again next step
-  // (and postponed at most until the far plan would hold only fresh noise,
-  // H - front_tokens steps after the last refresh).
+  // deadline, so only the front ran; the refresh is tried again next step.
   bool refresh_postponed = false;
   // The deadline left no time for the step's first model call: the plan
   // was not moved (Optimize returned false); the queued real tokens that
