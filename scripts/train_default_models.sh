@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the default world models from nothing: collects the data with
-# fixed seeds, trains the diffusion-forcing models and the MLP baselines, and
-# prints their prediction quality. Outputs go to $DFMPC_MODELS_DIR
+# fixed seeds, trains the diffusion-forcing models, the MLP baselines and the
+# critics of the planner's value (--value-model), and prints their prediction
+# quality. Outputs go to $DFMPC_MODELS_DIR
 # (default: out/models); copy the .pt files to examples/models/ to ship them.
 # Usage: scripts/train_default_models.sh [TASK ...]
 #   (default: pendulum_swingup cartpole_swingup cartpole_balance reacher
@@ -86,6 +87,9 @@ for task in "${tasks[@]}"; do
   echo "== $task: training the 5-member MLP ensemble of the mlp-mppi peer"
   "$dfmpc" train-mlp --data "${data[@]}" --out "$out/${name}_mlp_ensemble.pt" \
     --steps $((steps / 2)) --seed 0 --ensemble 5
+  # The critic learns the returns of the nominal episodes alone (seconds).
+  echo "== $task: training the critic of the planner's value (--value-model)"
+  "$dfmpc" train-value --data "$out/$task.h5" --out "$out/${name}_value.pt" --seed 0 --threads 1
   echo "== $task: built in $(( $(date +%s) - start )) s; prediction quality:"
   "$dfmpc" eval-model --model "$out/$name.pt" --mlp "$out/${name}_mlp.pt" \
     --data "$out/$task.h5" --context "$context" --horizon 32 --starts-per-episode 32 \

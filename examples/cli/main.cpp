@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   const std::string command_line = dfmpc::cli::PortableCommandLine(argc, argv);
   dfmpc::cli::AddTrainCommand(app, command_line);
   dfmpc::cli::AddTrainMlpCommand(app, command_line);
+  dfmpc::cli::AddTrainValueCommand(app, command_line);
   dfmpc::cli::AddTrainFramesCommand(app, command_line);
   dfmpc::cli::AddEvalModelCommand(app);
   dfmpc::cli::AddControlCommand(app);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "device_flag.h"
@@ -31,6 +32,8 @@ planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const 
   resolved.temperature = temperature.value_or(tuned.temperature);
   resolved.guidance_scale = guidance_scale.value_or(tuned.guidance_scale);
   resolved.eta = eta.value_or(tuned.eta);
+  resolved.value_weight = value_weight.value_or(tuned.value_weight);
+  resolved.value_step = value_step.value_or(tuned.value_step);
   return resolved;
 }
 
@@ -93,6 +96,17 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   cmd.add_option("--guidance", flags.guidance_scale,
                  "cost guidance scale, 0: off" + task_or(defaults.guidance_scale));
   cmd.add_option("--eta", flags.eta, "DDIM stochasticity" + task_or(defaults.eta));
+  cmd.add_option("--value-model", o.value_model,
+                 "a critic from `dfmpc train-value` whose value joins each plan's cost "
+                 "(default: none)")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--value-weight", flags.value_weight,
+                 "weight of the value, in discounted steps of reward missed after the valued "
+                 "step" +
+                     task_or(defaults.value_weight));
+  cmd.add_option("--value-step", flags.value_step,
+                 "the plan step whose observation the critic values, 0: the middle (H / 2)" +
+                     task_or(defaults.value_step));
   cmd.add_option(
       "--context", flags.context_length,
       "real tokens the plan attends to, 0: window - H" + task_or(defaults.context_length));
@@ -159,6 +173,10 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << "best";
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
+  if (!options.value_model.empty()) {
+    text << ", value " << options.value_weight << " x " << options.value_model << " at step "
+         << (options.value_step > 0 ? std::to_string(options.value_step) : "H / 2");
+  }
   if (options.BlockCacheOn()) {
     text << ", block cache: front " << options.front_tokens << " tokens, refresh every "
          << options.refresh_every;

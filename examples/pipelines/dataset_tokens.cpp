@@ -9,16 +9,22 @@
 #include "frame_latents.h"
 
 namespace dfmpc::pipelines {
-namespace {
-
-// Rows [first, first + count) of a row-major float matrix, copied.
 at::Tensor Rows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count) {
   const int64_t cols = matrix.cols();
   return at::from_blob(const_cast<float*>(matrix.data()) + first * cols, {count, cols}, at::kFloat)
       .clone();
 }
 
-}  // namespace
+void CheckSameData(const envs::DatasetInfo& info, const std::string& path,
+                   const envs::DatasetInfo& first, const std::string& first_path) {
+  if (info.task != first.task || info.observation_size != first.observation_size ||
+      info.action_size != first.action_size || info.action_repeat != first.action_repeat) {
+    throw std::invalid_argument(
+        "--data: " + path + " (" + info.task + ", " + std::to_string(info.action_repeat) +
+        " physics step(s) per control step) does not match " + first_path + " (" + first.task +
+        ", " + std::to_string(first.action_repeat) + ")");
+  }
+}
 
 worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset, bool observation_deltas) {
   return worldmodel::TokenLayout{dataset.info.action_size, dataset.info.observation_size,
@@ -70,13 +76,8 @@ TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observ
     if (path == paths.front()) {
       data.info = info;
       data.layout = DatasetLayout(dataset, observation_deltas);
-    } else if (info.task != data.info.task || info.observation_size != data.info.observation_size ||
-               info.action_size != data.info.action_size ||
-               info.action_repeat != data.info.action_repeat) {
-      throw std::invalid_argument(
-          "--data: " + path + " (" + info.task + ", " + std::to_string(info.action_repeat) +
-          " physics step(s) per control step) does not match " + paths.front() + " (" +
-          data.info.task + ", " + std::to_string(data.info.action_repeat) + ")");
+    } else {
+      CheckSameData(info, path, data.info, paths.front());
     }
     EpisodeSplit split =
         SplitEpisodes(EpisodeTokenSequences(dataset, data.layout), validation_fraction, path);

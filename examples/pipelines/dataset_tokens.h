@@ -20,6 +20,15 @@ namespace dfmpc::pipelines {
 // `observation_deltas`, o_t - o_{t-1}.
 worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset, bool observation_deltas);
 
+// Rows [first, first + count) of a row-major float matrix, copied.
+at::Tensor Rows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count);
+
+// Throws std::invalid_argument naming both files when the dataset `info`
+// (read from `path`) differs from `first` in task, observation or action
+// size or control rate: data trained on together must agree.
+void CheckSameData(const envs::DatasetInfo& info, const std::string& path,
+                   const envs::DatasetInfo& first, const std::string& first_path);
+
 // One [L + 1, d] token sequence per episode of `dataset` (o_0 .. o_L, the
 // last one from next_observations) in `layout`, unnormalized.
 std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset,

@@ -202,8 +202,13 @@ class Planner::Impl {
           "planner: the cost's observation/action sizes do not match "
           "the model's token layout");
     }
-    scorer_.emplace(layout, checkpoint.normalizer.To(ModelDevice(checkpoint, options_)), *cost_,
-                    options_.selection, options_.temperature);
+    const at::Device device = ModelDevice(checkpoint, options_);
+    if (!options_.value_model.empty()) {
+      cost_ = WithValue(std::move(cost_), options_.value_model, options_.value_weight,
+                        options_.value_step, device.str(), checkpoint.info.action_repeat);
+    }
+    scorer_.emplace(layout, checkpoint.normalizer.To(device), *cost_, options_.selection,
+                    options_.temperature);
   }
 
   void Reset(const Eigen::VectorXd& observation) {

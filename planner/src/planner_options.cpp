@@ -54,6 +54,8 @@ PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
   options.temperature = tuned.Number("temperature", options.temperature);
   options.guidance_scale = tuned.Number("guidance_scale", options.guidance_scale);
   options.eta = tuned.Number("eta", options.eta);
+  options.value_weight = tuned.Number("value_weight", options.value_weight);
+  options.value_step = tuned.Integer("value_step", options.value_step);
   options.context_length = tuned.Integer("context_length", options.context_length);
   options.num_sinks = tuned.Integer("sinks", options.num_sinks);
   tuned.RejectUnread();
@@ -84,6 +86,8 @@ void PlannerOptions::Validate() const {
   Require(std::isfinite(guidance_scale) && guidance_scale >= 0.0,
           "guidance scale must be finite and >= 0");
   Require(std::isfinite(eta) && eta >= 0.0, "eta must be finite and >= 0");
+  Require(std::isfinite(value_weight) && value_weight > 0.0, "value weight must be finite and > 0");
+  Require(value_step >= 0, "value step must be >= 0 (0: the middle of the plan)");
   Require(context_length >= 0, "context length must be >= 0 (0 picks the model's window - H)");
   Require(num_sinks >= 0, "sinks must be >= 0");
   Require(threads >= 0, "threads must be >= 0 (0 leaves LibTorch's setting)");

@@ -2,7 +2,8 @@
 
 The planner (Planner, AsyncPlanner), the MuJoCo environments (make_env),
 datasets (collect, read_dataset, write_dataset), training (train,
-train_mlp) and open-loop video rollouts (rollout), from the C++ library. Arrays are numpy float64; a wrong shape
+train_mlp, train_value) and open-loop video rollouts (rollout), from the C++
+library. Arrays are numpy float64; a wrong shape
 or dtype raises ValueError naming the expected shape.
 """
 
@@ -25,6 +26,7 @@ from ._dfmpc import (  # noqa: F401
     task_names,
     train,
     train_mlp,
+    train_value,
     tuned_options,
     write_dataset,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "task_names",
     "train",
     "train_mlp",
+    "train_value",
     "tuned_options",
     "write_dataset",
 ]

@@ -11,6 +11,7 @@
 #include "dfmpc/worldmodel/device.h"
 #include "progress.h"
 #include "train_mlp.h"
+#include "train_value.h"
 #include "train_world_model.h"
 
 namespace py = pybind11;
@@ -121,6 +122,38 @@ py::dict TrainMlp(const std::vector<std::string>& data, const std::string& out, 
   return out_dict;
 }
 
+py::dict TrainValue(const std::vector<std::string>& data, const std::string& out, double discount,
+                    int width, int layers, double validation_fraction, const std::string& device,
+                    int threads, const py::object& progress, const py::kwargs& options) {
+  pipelines::ValueJob job;
+  job.data = data;
+  job.out = out;
+  job.config.discount = discount;
+  job.config.width = width;
+  job.config.hidden_layers = layers;
+  job.validation_fraction = validation_fraction;
+  job.device = device;
+  job.notes = "dfmpc.train_value from Python";
+  py::object trainer = py::cast(job.trainer);
+  SetKeywords(options, {trainer});
+  job.trainer = trainer.cast<worldmodel::MlpTrainOptions>();
+  SetThreads(threads);
+  pipelines::ValueCallbacks callbacks;
+  callbacks.on_progress = [&progress](int step, double loss) {
+    ReportProgress(progress, step, loss);
+  };
+  pipelines::ValueResult result;
+  {
+    py::gil_scoped_release release;
+    result = pipelines::TrainValue(job, callbacks);
+  }
+  py::dict out_dict;
+  out_dict["untrained_loss"] = result.untrained_loss;
+  out_dict["loss"] = result.loss;
+  out_dict["constant_loss"] = result.constant_loss;
+  return out_dict;
+}
+
 }  // namespace
 
 void BindTraining(py::module_& module) {
@@ -172,6 +205,14 @@ void BindTraining(py::module_& module) {
              "model of the mlp-mppi peer) as `dfmpc train-mlp`. Keywords set MlpTrainOptions "
              "fields. progress(member, step, loss) is called after every step. Returns the "
              "validation losses.");
+  module.def("train_value", &TrainValue, py::arg("data"), py::arg("out"), py::kw_only(),
+             py::arg("discount") = 0.99, py::arg("width") = 256, py::arg("layers") = 2,
+             py::arg("validation_fraction") = 0.1, py::arg("device") = "cpu",
+             py::arg("threads") = 0, py::arg("progress") = py::none(),
+             "Trains the critic of a planner's terminal value (PlannerOptions.value_model) as "
+             "`dfmpc train-value`; keywords set MlpTrainOptions fields (3000 steps unless "
+             "given). progress(step, loss) is called after every step. Returns the "
+             "validation losses: trained, untrained, and of a constant value.");
   module.def("train", &Train, py::arg("data"), py::arg("out"), py::kw_only(),
              py::arg("tokenizer") = "", py::arg("resume") = false,
              py::arg("observation_deltas") = true, py::arg("known_actions") = false,

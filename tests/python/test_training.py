@@ -110,3 +110,29 @@ def test_train_mlp_equals_the_tool_and_its_ensemble_drives_the_peer(dataset, dfm
         dfmpc.train_mlp([str(dataset)], str(tmp_path / "x.pt"), width=8)
     with pytest.raises(ValueError, match="ensemble"):
         dfmpc.train_mlp([str(dataset)], str(tmp_path / "x.pt"), ensemble=-1)
+
+
+def test_train_value_equals_the_tool_and_the_planner_takes_it(dataset, dfmpc_tool, tmp_path,
+                                                              pendulum_model):
+    value = tmp_path / "value.pt"
+    seen = []
+    result = dfmpc.train_value([str(dataset)], str(value), discount=0.9, width=16, steps=200,
+                               seed=1, threads=1, progress=lambda *p: seen.append(p))
+    assert result["loss"] < result["untrained_loss"]
+    assert seen[-1][0] == 200
+    tool = subprocess.run(
+        [dfmpc_tool, "train-value", "--data", str(dataset), "--out", str(tmp_path / "cli.pt"),
+         "--discount", "0.9", "--width", "16", "--steps", "200", "--seed", "1", "--threads", "1"],
+        check=True, capture_output=True, text=True)
+    assert f"validation loss {result['loss']:.3g} " in tool.stderr
+
+    planner = dfmpc.Planner.from_file(pendulum_model, value_model=str(value), value_weight=0.5,
+                                      candidates=2)
+    assert planner.options.value_model == str(value) and planner.options.value_weight == 0.5
+    observation, _ = dfmpc.make_env("pendulum_swingup").reset(seed=0)
+    planner.reset(observation)
+    assert np.all(np.isfinite(planner.act(observation)))
+    with pytest.raises(RuntimeError, match="not a value model"):
+        dfmpc.Planner.from_file(pendulum_model, value_model=pendulum_model)
+    with pytest.raises(ValueError, match="discount"):
+        dfmpc.train_value([str(dataset)], str(tmp_path / "x.pt"), discount=1.0)

@@ -1,16 +1,13 @@
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/linear.h>
-#include <torch/optim/adamw.h>
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "dfmpc/worldmodel/device.h"
-#include "learning_rate.h"
 #include "mlp_internal.h"
 #include "model_archive.h"
 #include "seeded_init.h"
@@ -109,29 +106,14 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
   // picks the same ones on every device.
   const c10::Device device = ModuleDevice(model);
   const Transitions all = AllTransitions(train, model.config().layout, device);
-  at::Generator generator = at::detail::createCPUGenerator(options.seed);
-  torch::optim::AdamW optimizer(
-      model.parameters(),
-      torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
-  model.train();
-  for (int step = 1; step <= options.steps; ++step) {
-    for (auto& group : optimizer.param_groups()) {
-      static_cast<torch::optim::AdamWOptions&>(group.options())
-          .lr(WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0, options.learning_rate,
-                                       options.min_learning_rate_ratio));
-    }
-    const at::Tensor picks = ToDevice(
-        at::randint(all.tokens.size(0), {options.batch_size}, generator, at::kLong), device,
-        at::kLong);
-    const at::Tensor loss = at::mse_loss(
-        model.Forward(all.tokens.index_select(0, picks), all.actions.index_select(0, picks)),
-        all.next_observations.index_select(0, picks));
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
-    if (on_progress) on_progress(step, loss.item<double>());
-  }
-  model.eval();
+  internal::TrainOnRandomRows(
+      model, all.tokens.size(0), device, options,
+      [&](const at::Tensor& picks) {
+        return at::mse_loss(
+            model.Forward(all.tokens.index_select(0, picks), all.actions.index_select(0, picks)),
+            all.next_observations.index_select(0, picks));
+      },
+      on_progress);
 }
 
 void SaveMlpCheckpoint(const std::string& path, const MlpModelInfo& info,

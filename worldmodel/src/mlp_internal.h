@@ -1,6 +1,6 @@
-// Pieces shared by the single MLP dynamics model and its ensemble
-// (internal): the JSON record of a model's info and the autoregressive
-// rollout of a one-step predictor.
+// Pieces shared by the single MLP dynamics model, its ensemble and the
+// value model (internal): the JSON record of a model's info, the
+// autoregressive rollout of a one-step predictor and the training loop.
 #ifndef DFMPC_WORLDMODEL_SRC_MLP_INTERNAL_H_
 #define DFMPC_WORLDMODEL_SRC_MLP_INTERNAL_H_
 
@@ -26,6 +26,17 @@ using OneStep = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
 // `actions` [B, H, act]. Throws std::invalid_argument on other shapes.
 at::Tensor RolloutOneStep(const TokenLayout& layout, const at::Tensor& token,
                           const at::Tensor& actions, const OneStep& step);
+
+// Trains `model` for options.steps AdamW steps (cosine learning-rate decay,
+// no warm-up) on batches of `rows` example rows drawn uniformly by a CPU
+// generator seeded with options.seed, so a seed draws the same rows on every
+// device. `batch_loss(picks)` is the loss of the rows `picks` (long, on
+// `device`). `on_progress(step, loss)` follows every step. Leaves the model
+// in eval mode.
+void TrainOnRandomRows(torch::nn::Module& model, int64_t rows, c10::Device device,
+                       const MlpTrainOptions& options,
+                       const std::function<at::Tensor(const at::Tensor&)>& batch_loss,
+                       const std::function<void(int, double)>& on_progress);
 
 }  // namespace dfmpc::worldmodel::internal
 

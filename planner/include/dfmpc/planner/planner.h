@@ -76,6 +76,14 @@ struct PlannerOptions {
   double temperature = 0.05;    // MPPI temperature, in units of the summed cost
   double guidance_scale = 0.0;  // 0: no cost guidance
   double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
+  // A critic (`dfmpc train-value`) whose value joins each plan's cost:
+  // value_weight times the discounted steps of reward it expects to be
+  // missed from the plan's observation value_step steps ahead on (0: the
+  // middle of the plan, H / 2; task_cost.h, WithValue). Empty: none. The
+  // defaults are the cart-pole's best (docs/experiments.md).
+  std::string value_model;
+  double value_weight = 0.1;
+  int value_step = 0;
   // Real tokens a step's plan attends to (>= 2): the newest, which rides in
   // the step's first model call, and context_length - 1 in the context
   // cache (later calls of the step see those only): num_sinks pinned first
@@ -114,7 +122,7 @@ struct PlannerOptions {
 // defaults above, changed by its task file's [planner] table (keys mode,
 // horizon, levels, uncertainty, calls_per_step, renoise_levels, front_tokens,
 // refresh_every, candidates, selection, temperature, guidance_scale, eta,
-// context_length, sinks). The cart-pole tasks re-noise 8 levels,
+// value_weight, value_step, context_length, sinks). The cart-pole tasks re-noise 8 levels,
 // pendulum_swingup_novel plans 16 tokens; their task files say why. Throws
 // std::invalid_argument naming the file and key of an unknown or impossible
 // option.

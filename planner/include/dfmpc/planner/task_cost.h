@@ -52,6 +52,27 @@ class TaskCost {
 std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task);
 std::unique_ptr<TaskCost> MakeTaskCost(const task::TaskSpec& task);
 
+// `cost` plus a critic's view beyond the plan (issue 31): at one step of
+// every plan it scores, weight * (1 - v(o)) / (1 - gamma), where v in
+// (0, 1) is the reward rate the critic in `value_path`
+// (dfmpc/worldmodel/value_model.h, made by `dfmpc train-value`) expects
+// from that step's observation o on. At weight 1 the term counts the
+// discounted steps of full reward the critic expects to be missed from
+// there. `step` is a column of the steps StepCosts is given, so in
+// PlanCosts (where the step just taken leads) the observation `step`
+// control steps ahead; beyond the plan: its last; 0: the middle column. Not
+// the last by default: the far end of a warm plan is its noisiest estimate,
+// and valuing it cost the cart-pole 10% of its return where the middle
+// gained 5% (docs/experiments.md, A value beyond the plan). The critic runs
+// on `device` ("cpu", "cuda", "cuda:N"). Throws std::runtime_error naming
+// the file when it is not a value model of the cost's task and observation
+// size, or when its data's control rate is not `action_repeat` physics
+// steps (0: not checked); std::invalid_argument for a weight that is not
+// finite and > 0 or a negative step.
+std::unique_ptr<TaskCost> WithValue(std::unique_ptr<TaskCost> cost, const std::string& value_path,
+                                    double weight, int step = 0, const std::string& device = "cpu",
+                                    int action_repeat = 0);
+
 }  // namespace dfmpc::planner
 
 #endif  // DFMPC_PLANNER_TASK_COST_H_
