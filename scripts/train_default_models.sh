@@ -3,7 +3,9 @@
 # fixed seeds, trains the diffusion-forcing models, the MLP baselines and the
 # critics of the planner's value (--value-model), and prints their prediction
 # quality. Outputs go to $DFMPC_MODELS_DIR
-# (default: out/models); copy the .pt files to examples/models/ to ship them.
+# (default: out/models); copy the .pt files to examples/models/ to ship them
+# (of the critics, TASK_value.pt, only the cart-pole swing-up's ships: the
+# others did not help, docs/experiments.md, A value beyond the plan).
 # Usage: scripts/train_default_models.sh [TASK ...]
 #   (default: pendulum_swingup cartpole_swingup cartpole_balance reacher
 #    pointmass_maze pendulum_swingup_novel)

@@ -42,7 +42,12 @@ std::optional<task::TaskSpec> NamedModelTask(const std::string& name, const Plan
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
                                              const MlpMppiFlags& mppi, const task::TaskSpec& task) {
   if (name == "dfmpc") return MakePlannerPolicy(planner, task);
-  if (name == "mlp-mppi") return MakeMlpMppiPolicy(mppi.model, task, mppi.options);
+  if (name == "mlp-mppi") {
+    if (!planner.options.value_model.empty()) {
+      throw std::invalid_argument("--value-model: only --policy dfmpc plans with a critic");
+    }
+    return MakeMlpMppiPolicy(mppi.model, task, mppi.options);
+  }
   throw std::invalid_argument("unknown model policy '" + name + "' (dfmpc or mlp-mppi)");
 }
 

@@ -1,6 +1,6 @@
-// dfmpc train-value: train the critic whose terminal value a planner adds
-// to its plans' cost (--value-model), on the same datasets and episode
-// split as `dfmpc train`.
+// dfmpc train-value: train the critic whose value a planner adds to its
+// plans' cost (--value-model), on the same datasets and episode split as
+// `dfmpc train`.
 #include <ATen/Parallel.h>
 
 #include <CLI/CLI.hpp>
@@ -57,7 +57,7 @@ void AddTrainValueCommand(CLI::App& app, const std::string& command_line) {
   pipelines::ValueJob& job = o->job;
   job.notes = command_line;
   CLI::App* cmd = app.add_subcommand(
-      "train-value", "Train a critic of the data's returns, the terminal value of --value-model");
+      "train-value", "Train a critic of the data's returns, the planner's value (--value-model)");
   cmd->add_option("--data", job.data,
                   "HDF5 dataset(s) from `dfmpc collect`, of one task and control rate")
       ->required();

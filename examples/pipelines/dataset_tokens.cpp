@@ -9,7 +9,8 @@
 #include "frame_latents.h"
 
 namespace dfmpc::pipelines {
-at::Tensor Rows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count) {
+
+at::Tensor CopyRows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count) {
   const int64_t cols = matrix.cols();
   return at::from_blob(const_cast<float*>(matrix.data()) + first * cols, {count, cols}, at::kFloat)
       .clone();
@@ -38,10 +39,10 @@ std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset,
     const int64_t start = dataset.episode_starts[e];
     const int64_t length = dataset.episode_lengths[e];
     const at::Tensor observations =
-        at::cat({Rows(dataset.observations, start, length),
-                 Rows(dataset.next_observations, start + length - 1, 1)});
+        at::cat({CopyRows(dataset.observations, start, length),
+                 CopyRows(dataset.next_observations, start + length - 1, 1)});
     sequences.push_back(
-        worldmodel::EpisodeTokens(layout, observations, Rows(dataset.actions, start, length)));
+        worldmodel::EpisodeTokens(layout, observations, CopyRows(dataset.actions, start, length)));
   }
   return sequences;
 }

@@ -21,7 +21,7 @@ namespace dfmpc::pipelines {
 worldmodel::TokenLayout DatasetLayout(const envs::Dataset& dataset, bool observation_deltas);
 
 // Rows [first, first + count) of a row-major float matrix, copied.
-at::Tensor Rows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count);
+at::Tensor CopyRows(const envs::RowMatrixXf& matrix, int64_t first, int64_t count);
 
 // Throws std::invalid_argument naming both files when the dataset `info`
 // (read from `path`) differs from `first` in task, observation or action

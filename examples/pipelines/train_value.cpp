@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "dataset_tokens.h"
@@ -20,7 +21,7 @@ std::vector<at::Tensor> EpisodeExamples(const envs::Dataset& dataset, double dis
   for (int e = 0; e < dataset.num_episodes(); ++e) {
     const int64_t start = dataset.episode_starts[e];
     const int64_t length = dataset.episode_lengths[e];
-    examples.push_back(worldmodel::ValueExamples(Rows(dataset.observations, start, length),
+    examples.push_back(worldmodel::ValueExamples(CopyRows(dataset.observations, start, length),
                                                  rewards.narrow(0, start, length), discount,
                                                  dataset.info.action_repeat));
   }
@@ -63,15 +64,25 @@ ValueResult TrainValue(const ValueJob& job, const ValueCallbacks& callbacks) {
     }
   }
   info.notes = job.notes;
+  const auto rows_of = [](const std::vector<at::Tensor>& examples) {
+    long long rows = 0;
+    for (const at::Tensor& e : examples) rows += e.size(0);
+    return rows;
+  };
+  const long long rows = rows_of(split.train);
+  if (rows == 0 || rows_of(split.validation) == 0) {
+    throw std::invalid_argument(
+        "train-value: no " + std::string(rows == 0 ? "training" : "validation") +
+        " episode is longer than the " +
+        std::to_string(worldmodel::TruncatedTail(info.config.discount)) +
+        " final steps left out at discount " + std::to_string(info.config.discount) +
+        " (collect longer episodes, --episode-physics-steps, or lower --discount)");
+  }
 
   // Normalize the observation columns with statistics of the training rows.
   const int dim = info.config.observation_dim;
   std::vector<at::Tensor> train_observations;
-  long long rows = 0;
-  for (const at::Tensor& e : split.train) {
-    train_observations.push_back(e.narrow(1, 0, dim));
-    rows += e.size(0);
-  }
+  for (const at::Tensor& e : split.train) train_observations.push_back(e.narrow(1, 0, dim));
   const worldmodel::Normalizer normalizer = worldmodel::Normalizer::Fit(train_observations);
   for (auto* part : {&split.train, &split.validation}) {
     for (at::Tensor& e : *part) {

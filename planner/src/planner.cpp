@@ -204,8 +204,10 @@ class Planner::Impl {
     }
     const at::Device device = ModelDevice(checkpoint, options_);
     if (!options_.value_model.empty()) {
-      cost_ = WithValue(std::move(cost_), options_.value_model, options_.value_weight,
-                        options_.value_step, device.str(), checkpoint.info.action_repeat);
+      const int step =
+          options_.value_step > 0 ? options_.value_step : std::max(1, options_.horizon / 2);
+      cost_ = WithValue(std::move(cost_), options_.value_model, options_.value_weight, step,
+                        device.str(), checkpoint.info.action_repeat);
     }
     scorer_.emplace(layout, checkpoint.normalizer.To(device), *cost_, options_.selection,
                     options_.temperature);

@@ -87,7 +87,9 @@ void PlannerOptions::Validate() const {
           "guidance scale must be finite and >= 0");
   Require(std::isfinite(eta) && eta >= 0.0, "eta must be finite and >= 0");
   Require(std::isfinite(value_weight) && value_weight > 0.0, "value weight must be finite and > 0");
-  Require(value_step >= 0, "value step must be >= 0 (0: the middle of the plan)");
+  Require(value_step >= 0 && value_step <= horizon,
+          "value step must be in 0..H = " + std::to_string(horizon) +
+              " (0: the middle of the plan), got " + std::to_string(value_step));
   Require(context_length >= 0, "context length must be >= 0 (0 picks the model's window - H)");
   Require(num_sinks >= 0, "sinks must be >= 0");
   Require(threads >= 0, "threads must be >= 0 (0 leaves LibTorch's setting)");

@@ -1,7 +1,6 @@
 // A critic's value in a plan's cost (task_cost.h, WithValue).
 #include <ATen/ATen.h>
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -32,7 +31,8 @@ class ValueCost final : public TaskCost {
   at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
     const at::Tensor cost = inner_->StepCosts(observations, actions);
     const int64_t steps = cost.size(1);
-    const int64_t column = step_ > 0 ? std::min<int64_t>(step_, steps - 1) : steps / 2;
+    if (step_ >= steps) return cost;  // a prefix that does not reach the step yet
+    const int64_t column = step_;
     const at::Tensor rate = critic_.Value(observations.select(1, column));  // in (0, 1)
     const at::Tensor missed = (1.0 - rate).to(cost.device(), cost.scalar_type()) * scale_;
     return at::cat({cost.narrow(1, 0, column), cost.narrow(1, column, 1) + missed.unsqueeze(1),
@@ -44,7 +44,7 @@ class ValueCost final : public TaskCost {
   std::unique_ptr<TaskCost> inner_;
   worldmodel::ValueCheckpoint critic_;
   double scale_;  // weight / (1 - gamma)
-  int step_;      // the column the critic reads; 0: the middle one
+  int step_;      // the column the critic reads
 };
 
 }  // namespace
@@ -57,9 +57,8 @@ std::unique_ptr<TaskCost> WithValue(std::unique_ptr<TaskCost> cost, const std::s
     throw std::invalid_argument("value: the weight must be finite and > 0, got " +
                                 std::to_string(weight));
   }
-  if (step < 0) {
-    throw std::invalid_argument("value: the step must be >= 0 (0: the middle of the plan), got " +
-                                std::to_string(step));
+  if (step < 1) {
+    throw std::invalid_argument("value: the step must be >= 1, got " + std::to_string(step));
   }
   worldmodel::ValueCheckpoint critic = worldmodel::LoadValueModel(
       value_path, {cost->task(), cost->observation_dim()}, worldmodel::ParseDevice(device));

@@ -209,7 +209,7 @@ void BindTraining(py::module_& module) {
              py::arg("discount") = 0.99, py::arg("width") = 256, py::arg("layers") = 2,
              py::arg("validation_fraction") = 0.1, py::arg("device") = "cpu",
              py::arg("threads") = 0, py::arg("progress") = py::none(),
-             "Trains the critic of a planner's terminal value (PlannerOptions.value_model) as "
+             "Trains the critic of a planner's value (PlannerOptions.value_model) as "
              "`dfmpc train-value`; keywords set MlpTrainOptions fields (3000 steps unless "
              "given). progress(step, loss) is called after every step. Returns the "
              "validation losses: trained, untrained, and of a constant value.");

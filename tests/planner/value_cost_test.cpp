@@ -75,24 +75,43 @@ TEST(ValueCostTest, AddsTheMissedRewardAtItsStepOnly) {
   const at::Tensor actions = at::full({2, 4, 1}, 0.3f);
   const at::Tensor base = plain->StepCosts(observations, actions);
   const worldmodel::ValueCheckpoint critic = worldmodel::LoadValueModel(Critic());
-  // Step 0: the middle column; steps beyond the plan: its last.
-  for (const auto& [step, column] :
-       std::vector<std::pair<int, int>>{{0, 2}, {1, 1}, {3, 3}, {9, 3}}) {
+  for (int step = 1; step < 4; ++step) {
     const auto valued = WithValue(MakeTaskCost(kPendulum), Critic(), 0.5, step);
     const at::Tensor with = valued->StepCosts(observations, actions);
-    const at::Tensor rate = critic.Value(observations.select(1, column));
-    const at::Tensor expected = base.select(1, column) + 0.5 * (1 - rate) / (1 - kDiscount);
-    EXPECT_TRUE(at::allclose(with.select(1, column), expected, 1e-5, 1e-6)) << step;
+    const at::Tensor rate = critic.Value(observations.select(1, step));
+    const at::Tensor expected = base.select(1, step) + 0.5 * (1 - rate) / (1 - kDiscount);
+    EXPECT_TRUE(at::allclose(with.select(1, step), expected, 1e-5, 1e-6)) << step;
     for (int other = 0; other < 4; ++other) {
-      if (other != column) {
+      if (other != step) {
         EXPECT_TRUE(at::equal(with.select(1, other), base.select(1, other)));
       }
     }
   }
+  // A sequence that does not reach the step (a prefix of the plan) gets none.
+  EXPECT_TRUE(at::equal(
+      WithValue(MakeTaskCost(kPendulum), Critic(), 0.5, 4)->StepCosts(observations, actions),
+      base));
   // The critic did learn the toy: ending upright leaves little to miss.
   const at::Tensor rate = critic.Value(observations.select(1, 3));
   EXPECT_GT(rate[0].item<double>(), 0.9);
   EXPECT_LT(rate[1].item<double>(), 0.1);
+}
+
+TEST(ValueCostTest, PlansAreValuedTheirStepAhead) {
+  // In PlanCosts the step just taken leads: step k values the plan's k-th
+  // observation, k control steps ahead, and charges it to that step.
+  const at::Tensor observations = AtAngles({{3.0, 2.0, 1.0, 0.1}});
+  const at::Tensor actions = at::zeros({1, 4, 1});
+  const at::Tensor last_observation = AtAngles({{2.5}})[0][0], last_action = at::zeros({1});
+  const at::Tensor base =
+      MakeTaskCost(kPendulum)->PlanCosts(observations, actions, last_observation, last_action);
+  const at::Tensor with = WithValue(MakeTaskCost(kPendulum), Critic(), 1.0, 2)
+                              ->PlanCosts(observations, actions, last_observation, last_action);
+  const at::Tensor rate = worldmodel::LoadValueModel(Critic()).Value(observations[0][1]);
+  EXPECT_NEAR((with - base)[0][1].item<double>(), ((1 - rate) / (1 - kDiscount)).item<double>(),
+              1e-5);
+  EXPECT_TRUE(at::equal(with.narrow(1, 2, 2), base.narrow(1, 2, 2)));
+  EXPECT_TRUE(at::equal(with.narrow(1, 0, 1), base.narrow(1, 0, 1)));
 }
 
 TEST(ValueCostTest, ChangesTheChosenPlanTowardsStatesThatPay) {
@@ -134,11 +153,9 @@ TEST(ValueCostTest, PlannerTakesTheCriticFromItsOptions) {
   EXPECT_LT(hanging_cos, plain_cos - 0.05);
 }
 
-// The mean return of the shipped cart-pole swing-up model over whole
-// episodes from seeds 0, 1, 2 with the task's planner options and `critic`
-// (none if empty).
-double CartPoleReturn(const std::string& critic) {
-  const std::string task = "cartpole_swingup";
+// The mean return of `task`'s shipped model over whole episodes from seeds
+// 0, 1, 2 with the task's planner options and `critic` (none if empty).
+double ShippedReturn(const std::string& task, const std::string& critic) {
   const worldmodel::Checkpoint model = worldmodel::LoadCheckpoint(ModelPath(task));
   envs::EnvOptions env_options;
   env_options.action_repeat = model.info.action_repeat;
@@ -159,19 +176,25 @@ double CartPoleReturn(const std::string& critic) {
   return total / 3.0;
 }
 
-TEST(ValueCostTest, ShippedCriticLiftsTheCartPoleSwingUp) {
+// Named Shipped/ so that the test binary runs it as its own test beside the
+// other shipped models' episodes (tests/planner/CMakeLists.txt, SPLIT).
+class ShippedCriticTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedCriticTest, LiftsItsTask) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "closed-loop returns are checked in the Release build";
 #endif
   // Measured (`dfmpc eval --task cartpole_swingup --seed 0 --episodes 3`):
   // 778.6, 778.8, 821.2 without the critic, 833.6, 840.8, 838.8 with it; a
   // mean lift of 44.8 against a per-episode std of 16 without it.
-  const double without = CartPoleReturn("");
-  const double with = CartPoleReturn(ModelPath("cartpole_swingup_value"));
-  std::printf("cart-pole swing-up, episodes 0-2: %.1f without the critic, %.1f with it\n", without,
-              with);
+  const double without = ShippedReturn(GetParam(), "");
+  const double with = ShippedReturn(GetParam(), ModelPath(GetParam() + "_value"));
+  std::printf("%s, episodes 0-2: %.1f without the critic, %.1f with it\n", GetParam().c_str(),
+              without, with);
   EXPECT_GT(with, without + 20.0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Shipped, ShippedCriticTest, testing::Values("cartpole_swingup"));
 
 void ExpectRefused(const PlannerOptions& options, const std::string& needle) {
   try {
@@ -198,10 +221,12 @@ TEST(ValueCostTest, WrongCriticsAndWeightsAreRefused) {
     ExpectRefused(options, "value weight must be finite and > 0");
   }
   options.value_weight = 1.0;
-  options.value_step = -1;
-  ExpectRefused(options, "value step must be >= 0");
-  EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 0.0), std::invalid_argument);
-  EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 1.0, -1), std::invalid_argument);
+  for (int step : {-1, 17}) {
+    options.value_step = step;
+    ExpectRefused(options, "value step must be in 0..H = 16");
+  }
+  EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 0.0, 1), std::invalid_argument);
+  EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 1.0, 0), std::invalid_argument);
 }
 
 }  // namespace

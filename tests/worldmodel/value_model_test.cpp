@@ -151,10 +151,14 @@ TEST(ValueModelTest, WrongFilesGiveClearErrors) {
   std::ofstream(corrupt, std::ios::binary) << bytes;
   ExpectLoadError(corrupt, {}, "checksum");
 
-  ValueModelInfo mismatched = Info();
-  mismatched.config.discount = 0.5;
-  EXPECT_THROW(SaveValueModel(TempPath("bad.pt"), mismatched, Shifted(), *model),
-               std::invalid_argument);
+  for (auto mismatch :
+       {+[](ValueModelConfig& c) { c.discount = 0.5; }, +[](ValueModelConfig& c) { c.width = 16; },
+        +[](ValueModelConfig& c) { c.hidden_layers = 3; }}) {
+    ValueModelInfo mismatched = Info();
+    mismatch(mismatched.config);
+    EXPECT_THROW(SaveValueModel(TempPath("bad.pt"), mismatched, Shifted(), *model),
+                 std::invalid_argument);
+  }
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 #include <torch/nn/modules/linear.h>
 
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "dfmpc/worldmodel/device.h"
 #include "mlp_internal.h"
@@ -24,7 +27,8 @@ void Require(bool ok, const std::string& what) {
 
 // Every row of `examples` on `device`, split into observations and targets.
 struct Rows {
-  at::Tensor observations, values;
+  at::Tensor observations;
+  at::Tensor values;
 };
 
 Rows AllRows(const std::vector<at::Tensor>& examples, int observation_dim, c10::Device device) {
@@ -157,11 +161,14 @@ at::Tensor ValueCheckpoint::Value(const at::Tensor& observations) const {
 void SaveValueModel(const std::string& path, const ValueModelInfo& info,
                     const Normalizer& normalizer, ValueModelImpl& model) {
   info.config.Validate();
-  Require(normalizer.dim() == info.config.observation_dim &&
-              model.config().observation_dim == info.config.observation_dim,
-          "SaveValueModel: normalizer, info and model observation dimensions differ");
-  Require(model.config().discount == info.config.discount,
-          "SaveValueModel: the info's discount is not the model's");
+  const ValueModelConfig& config = model.config();
+  Require(normalizer.dim() == info.config.observation_dim,
+          "SaveValueModel: the normalizer's dimension is not the observation's");
+  Require(config.observation_dim == info.config.observation_dim &&
+              config.width == info.config.width &&
+              config.hidden_layers == info.config.hidden_layers &&
+              config.discount == info.config.discount,
+          "SaveValueModel: the info's config is not the model's");
   Require(info.action_repeat >= 1, "SaveValueModel: action_repeat must be >= 1");
   SaveModelArchive(path, InfoToJson(info), normalizer, model);
 }
@@ -184,7 +191,8 @@ ValueCheckpoint LoadValueModel(const std::string& path, const CheckpointExpectat
     FailCheckpoint(path, e.what());
   }
   if (checkpoint.info.action_repeat < 1) FailCheckpoint(path, "action_repeat must be >= 1");
-  checkpoint.normalizer = ReadNormalizerAndWeights(opened, observation_dim, *checkpoint.model);
+  checkpoint.normalizer =
+      ReadNormalizerAndWeights(opened, observation_dim, *checkpoint.model).To(device);
   checkpoint.model->to(device);
   return checkpoint;
 }

@@ -78,9 +78,9 @@ struct PlannerOptions {
   double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
   // A critic (`dfmpc train-value`) whose value joins each plan's cost:
   // value_weight times the discounted steps of reward it expects to be
-  // missed from the plan's observation value_step steps ahead on (0: the
-  // middle of the plan, H / 2; task_cost.h, WithValue). Empty: none. The
-  // defaults are the cart-pole's best (docs/experiments.md).
+  // missed from the plan's observation value_step steps ahead on (1..H; 0:
+  // the middle of the plan, H / 2 rounded down; task_cost.h, WithValue).
+  // Empty: none. The defaults are the cart-pole's best (docs/experiments.md).
   std::string value_model;
   double value_weight = 0.1;
   int value_step = 0;
@@ -122,10 +122,10 @@ struct PlannerOptions {
 // defaults above, changed by its task file's [planner] table (keys mode,
 // horizon, levels, uncertainty, calls_per_step, renoise_levels, front_tokens,
 // refresh_every, candidates, selection, temperature, guidance_scale, eta,
-// value_weight, value_step, context_length, sinks). The cart-pole tasks re-noise 8 levels,
-// pendulum_swingup_novel plans 16 tokens; their task files say why. Throws
-// std::invalid_argument naming the file and key of an unknown or impossible
-// option.
+// value_weight, value_step, context_length, sinks). The cart-pole tasks
+// re-noise 8 levels, pendulum_swingup_novel plans 16 tokens; their task
+// files say why. Throws std::invalid_argument naming the file and key of an
+// unknown or impossible option.
 PlannerOptions TunedPlannerOptions(const std::string& task);
 PlannerOptions TunedPlannerOptions(const task::TaskSpec& task);
 

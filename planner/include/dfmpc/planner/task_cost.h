@@ -58,19 +58,18 @@ std::unique_ptr<TaskCost> MakeTaskCost(const task::TaskSpec& task);
 // (dfmpc/worldmodel/value_model.h, made by `dfmpc train-value`) expects
 // from that step's observation o on. At weight 1 the term counts the
 // discounted steps of full reward the critic expects to be missed from
-// there. `step` is a column of the steps StepCosts is given, so in
+// there. `step` (>= 1) is a column of the steps StepCosts is given, so in
 // PlanCosts (where the step just taken leads) the observation `step`
-// control steps ahead; beyond the plan: its last; 0: the middle column. Not
-// the last by default: the far end of a warm plan is its noisiest estimate,
-// and valuing it cost the cart-pole 10% of its return where the middle
-// gained 5% (docs/experiments.md, A value beyond the plan). The critic runs
-// on `device` ("cpu", "cuda", "cuda:N"). Throws std::runtime_error naming
-// the file when it is not a value model of the cost's task and observation
-// size, or when its data's control rate is not `action_repeat` physics
-// steps (0: not checked); std::invalid_argument for a weight that is not
-// finite and > 0 or a negative step.
+// control steps ahead; a sequence too short to reach it gets no term. The
+// planner reads the middle of its plan by default, not its end: the far end
+// of a warm plan is its noisiest estimate (docs/experiments.md, A value
+// beyond the plan). The critic runs on `device` ("cpu", "cuda", "cuda:N").
+// Throws std::runtime_error naming the file when it is not a value model of
+// the cost's task and observation size, or when its data's control rate is
+// not `action_repeat` physics steps (0: not checked); std::invalid_argument
+// for a weight that is not finite and > 0 or a step < 1.
 std::unique_ptr<TaskCost> WithValue(std::unique_ptr<TaskCost> cost, const std::string& value_path,
-                                    double weight, int step = 0, const std::string& device = "cpu",
+                                    double weight, int step, const std::string& device = "cpu",
                                     int action_repeat = 0);
 
 }  // namespace dfmpc::planner
