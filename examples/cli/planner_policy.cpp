@@ -32,6 +32,7 @@ planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const 
   resolved.temperature = temperature.value_or(tuned.temperature);
   resolved.guidance_scale = guidance_scale.value_or(tuned.guidance_scale);
   resolved.eta = eta.value_or(tuned.eta);
+  resolved.action_window = action_window.value_or(tuned.action_window);
   resolved.value_weight = value_weight.value_or(tuned.value_weight);
   resolved.value_step = value_step.value_or(tuned.value_step);
   return resolved;
@@ -96,6 +97,10 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   cmd.add_option("--guidance", flags.guidance_scale,
                  "cost guidance scale, 0: off" + task_or(defaults.guidance_scale));
   cmd.add_option("--eta", flags.eta, "DDIM stochasticity" + task_or(defaults.eta));
+  cmd.add_option("--action-window", flags.action_window,
+                 "the executed action is the mean of the plan's first W actions; 1: the first "
+                 "alone" +
+                     task_or(defaults.action_window));
   cmd.add_option("--value-model", o.value_model,
                  "a critic from `dfmpc train-value` whose value joins each plan's cost "
                  "(default: none)")
@@ -173,6 +178,7 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << "best";
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
+  if (options.action_window > 1) text << ", action window " << options.action_window;
   if (!options.value_model.empty()) {
     text << ", value " << options.value_weight << " x " << options.value_model << " at step "
          << (options.value_step > 0 ? std::to_string(options.value_step) : "H / 2");

@@ -26,7 +26,7 @@ struct PlannerFlags {
   planner::PlannerOptions options;  // what no task file tunes: seed, device, graphs
   std::optional<std::string> mode, selection;
   std::optional<int> horizon, levels, calls_per_step, renoise_levels, front_tokens, refresh_every,
-      candidates, context_length, sinks, value_step;
+      candidates, context_length, sinks, value_step, action_window;
   std::optional<double> uncertainty, temperature, guidance_scale, eta, value_weight;
 
   // `options` for `task`: parses mode and selection (std::invalid_argument

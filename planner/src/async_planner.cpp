@@ -129,7 +129,8 @@ class AsyncPlanner::Impl {
     control_step_ = step;
     published_.wait_for(lock, options_.max_wait, [&] { return plan_.step >= step; });
     const std::int64_t age = step - plan_.step;
-    last_action_ = PlannedAction(plan_.chosen, plan_.actions, age);
+    last_action_ =
+        PlannedAction(plan_.chosen, plan_.actions, age, planner_->options().action_window);
     ++stats_.steps;
     if (age > 0) ++stats_.misses;
     stats_.max_action_age = std::max(stats_.max_action_age, age);

@@ -54,6 +54,7 @@ PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
   options.temperature = tuned.Number("temperature", options.temperature);
   options.guidance_scale = tuned.Number("guidance_scale", options.guidance_scale);
   options.eta = tuned.Number("eta", options.eta);
+  options.action_window = tuned.Integer("action_window", options.action_window);
   options.value_weight = tuned.Number("value_weight", options.value_weight);
   options.value_step = tuned.Integer("value_step", options.value_step);
   options.context_length = tuned.Integer("context_length", options.context_length);
@@ -86,6 +87,9 @@ void PlannerOptions::Validate() const {
   Require(std::isfinite(guidance_scale) && guidance_scale >= 0.0,
           "guidance scale must be finite and >= 0");
   Require(std::isfinite(eta) && eta >= 0.0, "eta must be finite and >= 0");
+  Require(action_window >= 1 && action_window <= horizon,
+          "action window must be in 1..H = " + std::to_string(horizon) +
+              " (1: the first action alone), got " + std::to_string(action_window));
   Require(std::isfinite(value_weight) && value_weight > 0.0, "value weight must be finite and > 0");
   Require(value_step >= 0 && value_step <= horizon,
           "value step must be in 0..H = " + std::to_string(horizon) +

@@ -105,6 +105,7 @@ void BindOptions(py::module_& module) {
             o.selection = planner::ParseSelection(name);
           })
       .def_readwrite("temperature", &PlannerOptions::temperature)
+      .def_readwrite("action_window", &PlannerOptions::action_window)
       .def_readwrite("guidance_scale", &PlannerOptions::guidance_scale)
       .def_readwrite("eta", &PlannerOptions::eta)
       .def_readwrite("value_model", &PlannerOptions::value_model)

@@ -67,8 +67,9 @@ INSTANTIATE_TEST_SUITE_P(
     Shipped, ShippedModelTest,
     testing::Values(
         // Whole episodes (`dfmpc eval --seed 0`, episodes 0-2, measured with
-        // the task's MPPI selection 653, 667, 607: mean 642 (the cheapest
-        // candidate: 652, 665, 600); per-episode std over 10 episodes 138;
+        // the task's MPPI selection and action window 679, 676, 633: mean
+        // 663 (without the window 653, 667, 607; the cheapest candidate:
+        // 652, 665, 600); per-episode std over 10 episodes 129;
         // random 1.4; the plain warm step of the first nominal model that
         // failed, 28).
         RegressionCase{"pendulum_swingup", 1000, {0, 1, 2}, 250.0},
@@ -81,8 +82,9 @@ INSTANTIATE_TEST_SUITE_P(
         // cheapest candidate: 990, 988, 855); per-episode std 2; random 295;
         // with 4 re-noise levels 815 over 10 episodes.
         RegressionCase{"cartpole_balance", 250, {0, 1, 2}, 700.0},
-        // Whole 20 s episodes; measured 974, 998, 978: mean 983 (the
-        // cheapest candidate: 974, 997, 978); per-episode std 20; random 52.
+        // Whole 20 s episodes; measured 975, 998, 978: mean 984 (without
+        // the action window 974, 998, 978; the cheapest candidate: 974,
+        // 997, 978); per-episode std 20; random 52.
         RegressionCase{"reacher", 1000, {0, 1, 2}, 600.0},
         // Whole 20 s episodes (100 steps of 10 physics steps); measured 760,
         // 762, 774, all reaching the goal: mean 765; per-episode std 9;

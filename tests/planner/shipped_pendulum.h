@@ -62,6 +62,15 @@ inline Trajectory Drive(Planner& planner, int steps, std::uint64_t seed) {
   return trajectory;
 }
 
+// Mean |a_t - a_{t-1}| over the trajectory's steps and action components.
+inline double MeanActionChange(const Trajectory& trajectory) {
+  double total = 0.0;
+  for (size_t t = 1; t < trajectory.actions.size(); ++t) {
+    total += (trajectory.actions[t] - trajectory.actions[t - 1]).cwiseAbs().mean();
+  }
+  return total / (trajectory.actions.size() - 1);
+}
+
 }  // namespace dfmpc::planner
 
 #endif  // DFMPC_TESTS_PLANNER_SHIPPED_PENDULUM_H_

@@ -76,6 +76,14 @@ struct PlannerOptions {
   double temperature = 0.05;    // MPPI temperature, in units of the summed cost
   double guidance_scale = 0.0;  // 0: no cost guidance
   double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
+  // The executed action is the mean of the plan's first action_window
+  // actions (1..H; 1: the first action alone): the step's choice (the MPPI
+  // average or the best plan's first action) and the kept plan's next
+  // action_window - 1. The plans' actions are samples of the data's
+  // behaviour policy and scatter from one token to the next; the system
+  // integrates them, so their local mean moves it alike, without the
+  // chatter (docs/experiments.md, Smoothness).
+  int action_window = 1;
   // A critic (`dfmpc train-value`) whose value joins each plan's cost:
   // value_weight times the discounted steps of reward it expects to be
   // missed from the plan's observation value_step steps ahead on (1..H; 0:
@@ -122,7 +130,7 @@ struct PlannerOptions {
 // defaults above, changed by its task file's [planner] table (keys mode,
 // horizon, levels, uncertainty, calls_per_step, renoise_levels, front_tokens,
 // refresh_every, candidates, selection, temperature, guidance_scale, eta,
-// value_weight, value_step, context_length, sinks). The cart-pole tasks
+// action_window, value_weight, value_step, context_length, sinks). The cart-pole tasks
 // re-noise 8 levels, pendulum_swingup_novel plans 16 tokens; their task
 // files say why. Throws std::invalid_argument naming the file and key of an
 // unknown or impossible option.
@@ -131,7 +139,9 @@ PlannerOptions TunedPlannerOptions(const task::TaskSpec& task);
 
 // The plan kept after the last optimization, in the environment's units:
 // row j predicts the token x_{p+1+j} = [a_{p+j}, o_{p+1+j}] of the control
-// step p it was made at (`step`). Empty after a fallback step.
+// step p it was made at (`step`). Empty after a fallback step. (The action
+// executed at step p + j is the mean of rows j to j + action_window - 1,
+// row 0 replaced by the step's choice.)
 struct Plan {
   Eigen::MatrixXd actions;       // H x action size (row 0: the action of step p)
   Eigen::MatrixXd observations;  // H x observation size
