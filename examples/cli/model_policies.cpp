@@ -43,10 +43,14 @@ std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const Plan
                                              const MlpMppiFlags& mppi, const task::TaskSpec& task) {
   if (name == "dfmpc") return MakePlannerPolicy(planner, task);
   if (name == "mlp-mppi") {
-    if (!planner.options.value_model.empty()) {
-      throw std::invalid_argument("--value-model: only --policy dfmpc plans with a critic");
-    }
-    return MakeMlpMppiPolicy(mppi.model, task, mppi.options);
+    // The critic flags are the planner's: the peer values its rollouts the
+    // same way (value_step 0: the middle of its horizon).
+    planner::MlpMppiOptions options = mppi.options;
+    const planner::PlannerOptions tuned = planner.Resolve(task);
+    options.value_model = tuned.value_model;
+    options.value_weight = tuned.value_weight;
+    options.value_step = tuned.value_step;
+    return MakeMlpMppiPolicy(mppi.model, task, options);
   }
   throw std::invalid_argument("unknown model policy '" + name + "' (dfmpc or mlp-mppi)");
 }

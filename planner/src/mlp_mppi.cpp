@@ -51,6 +51,11 @@ void MlpMppiOptions::Validate() const {
           "mlp-mppi: noise std must be finite and >= 0, not " + std::to_string(noise_std));
   Require(temperature >= 0.0 && std::isfinite(temperature),
           "mlp-mppi: temperature must be finite and >= 0, not " + std::to_string(temperature));
+  Require(std::isfinite(value_weight) && value_weight > 0.0,
+          "mlp-mppi: value weight must be finite and > 0, not " + std::to_string(value_weight));
+  Require(value_step >= 0 && value_step <= horizon,
+          "mlp-mppi: value step must be in 0..horizon = " + std::to_string(horizon) +
+              " (0: the middle of the rollout), got " + std::to_string(value_step));
 }
 
 struct MlpMppi::Impl {
@@ -67,6 +72,12 @@ struct MlpMppi::Impl {
                 cost_->action_dim() == layout.action_dim,
             "mlp-mppi: the ensemble (task '" + checkpoint_.info.model.task +
                 "') does not fit the cost of task '" + cost_->task() + "'");
+    if (!options_.value_model.empty()) {
+      const int step =
+          options_.value_step > 0 ? options_.value_step : std::max(1, options_.horizon / 2);
+      cost_ = WithValue(std::move(cost_), options_.value_model, options_.value_weight, step, "cpu",
+                        checkpoint_.info.action_repeat);
+    }
     std::vector<double> steps(options_.horizon);
     for (int h = 0; h < options_.horizon; ++h) steps[h] = h;
     interpolation_ = SplineWeights(steps, options_.num_knots, options_.horizon);

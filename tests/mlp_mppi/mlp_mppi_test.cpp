@@ -139,6 +139,30 @@ TEST(MlpMppiTest, TheLibraryPeerTakesItsFilesTask) {
   EXPECT_THROW(planner::MlpMppi::FromFile(path, options, "reacher"), std::runtime_error);
 }
 
+// The peer values its rollouts with a critic as the planner does
+// (PlannerOptions::value_model): the term changes the choice, and a critic
+// of another task or an impossible step is refused.
+TEST(MlpMppiTest, ACriticJoinsTheRolloutsCost) {
+  const std::string models = std::string(DFMPC_SHIPPED_MODELS_DIR) + "/";
+  const std::string ensemble = models + "cartpole_swingup_mlp_ensemble.pt";
+  planner::MlpMppiOptions options;
+  options.num_samples = 16;
+  const auto plain = planner::MlpMppi::FromFile(ensemble, options);
+  options.value_model = models + "cartpole_swingup_value.pt";
+  options.value_weight = 10.0;  // the critic's term outweighs the task cost
+  const auto valued = planner::MlpMppi::FromFile(ensemble, options);
+  Eigen::VectorXd hanging = Eigen::VectorXd::Zero(5);
+  hanging << 0.0, -1.0, 0.0, 0.0, 0.0;  // cart position, pole cos and sin, velocities
+  plain->Reset(hanging);
+  valued->Reset(hanging);
+  // The same seed samples the same candidates: only the choice differs.
+  EXPECT_NE(plain->Act(hanging), valued->Act(hanging));
+  EXPECT_THROW(planner::MlpMppi::FromFile(models + kPendulum + "_mlp_ensemble.pt", options),
+               std::runtime_error);
+  options.value_step = options.horizon + 1;
+  EXPECT_THROW(planner::MlpMppi::FromFile(ensemble, options), std::invalid_argument);
+}
+
 TEST(MlpMppiTest, MissingFileIsAClearError) {
   ExpectError(TempPath("missing.pt"), "does not exist");
   ExpectError("", "--mlp-model");

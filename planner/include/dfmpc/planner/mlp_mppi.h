@@ -39,6 +39,13 @@ struct MlpMppiOptions {
   double noise_std = 0.5;    // std of the knot perturbation (actions are in [-1, 1])
   double temperature = 0.0;  // 0: keep the best candidate; > 0: MPPI weights exp(-cost / T)
   std::uint64_t seed = 0;
+  // A critic's value in each candidate's cost, as PlannerOptions has it
+  // (planner.h): value_weight times the discounted steps of reward the
+  // critic expects to be missed from the rollout's observation value_step
+  // control steps ahead (1..horizon; 0: horizon / 2). Empty: none.
+  std::string value_model;
+  double value_weight = 0.1;
+  int value_step = 0;
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;
