@@ -1,7 +1,8 @@
 // dfmpc bench mpc: per-control-step latency of the planner, replan against
 // warm r = 1, 2, 4 (and warm r = 1 with block cache settings), across context
-// lengths and candidate counts, in one run; and a long run that shows the
-// bounded context cache keeps memory flat.
+// lengths, candidate counts and sampling levels K (a distilled model's
+// fewer levels make Reset and replan cheaper), in one run; and a long run
+// that shows the bounded context cache keeps memory flat.
 // Each row also counts the CPU tensors a control step allocates.
 #include <ATen/Parallel.h>
 #include <torch/types.h>
@@ -10,6 +11,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -44,7 +46,7 @@ struct BenchMpcOptions {
   std::vector<int> warm_calls = {1, 2, 4};
   std::vector<std::string> block_cache;  // "F/R": warm r = 1 rows with the block cache
   int horizon = 32;
-  int levels = 16;
+  std::vector<int> levels = {16};
   int steps = 50;
   int threads = 1;
   long long long_run = 0;
@@ -76,6 +78,7 @@ struct Measured {
   double token_forwards = 0.0, calls = 0.0;
   double allocations = 0.0, allocated_kib = 0.0;  // CPU tensors, per control step
   double page_faults = 0.0;                          // minor faults, per control step
+  double reset_ms = 0.0;                             // the plan from noise before the steps
 };
 
 // Minor page faults of the calling thread so far: memory the allocator had
@@ -86,12 +89,17 @@ long MinorPageFaults() {
   return usage.ru_minflt;
 }
 
-// Fills the context cache with `context` real steps, then times `steps`.
+// Times Reset, fills the context cache with `context` real steps, then
+// times `steps`.
 Measured Measure(planner::Planner& planner, envs::Env& env, int context, int steps,
                  ProgressBar& progress, long long& done) {
   Eigen::VectorXd observation = env.Reset(0);
-  planner.Reset(observation);
   Measured m;
+  const auto reset_start = std::chrono::steady_clock::now();
+  planner.Reset(observation);
+  m.reset_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                         reset_start)
+                   .count();
   for (int s = 0; s < context + steps; ++s) {
     const AllocationCount before = CpuTensorAllocations();
     const long faults_before = MinorPageFaults();
@@ -155,34 +163,39 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   envs::EnvOptions env_options;
   env_options.episode_physics_steps = 1 << 30;  // one long run per configuration
   auto env = envs::MakeEnv(kTask, env_options);
-  Table table({"context", "N", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
-               "jitter_ms", "speedup_p50", "tensor_allocs", "alloc_kib", "page_faults"});
+  Table table({"context", "N", "K", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
+               "jitter_ms", "speedup_p50", "reset_ms", "tensor_allocs", "alloc_kib",
+               "page_faults"});
   const c10::Device device = worldmodel::ParseDevice(o.device);
   const std::vector<Row> rows = TableRows(o, device.is_cuda());
   long long total = 0, done = 0;
   for (int context : o.contexts) {
-    total += static_cast<long long>(o.candidates.size() * rows.size()) * (context + o.steps);
+    total += static_cast<long long>(o.candidates.size() * o.levels.size() * rows.size()) *
+             (context + o.steps);
   }
   ProgressBar progress("bench mpc", total);
   for (int context : o.contexts) {
     const worldmodel::Checkpoint model = RandomModel(shipped, context + o.horizon, device);
     for (int n : o.candidates) {
-      double replan_p50 = 0.0;
-      for (const Row& row : rows) {
-        planner::PlannerOptions options = row.options;
-        options.horizon = o.horizon;
-        options.num_levels = o.levels;
-        options.candidates = n;
-        options.context_length = context;
-        planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
-        const Measured m = Measure(planner, *env, context, o.steps, progress, done);
-        const double p50 = Percentile(m.latencies, 50), p99 = Percentile(m.latencies, 99);
-        if (options.mode == planner::PlanMode::kReplan) replan_p50 = p50;
-        table.AddRow({std::to_string(context), std::to_string(n), row.label,
-                      FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
-                      FormatFixed(p50, 2), FormatFixed(p99, 2), FormatFixed(p99 - p50, 2),
-                      FormatFixed(replan_p50 / p50, 1), FormatFixed(m.allocations, 0),
-                      FormatFixed(m.allocated_kib, 0), FormatFixed(m.page_faults, 1)});
+      double replan_p50 = 0.0;  // of the first K, which every row's speed-up is against
+      for (int levels : o.levels) {
+        for (const Row& row : rows) {
+          planner::PlannerOptions options = row.options;
+          options.horizon = o.horizon;
+          options.num_levels = levels;
+          options.candidates = n;
+          options.context_length = context;
+          planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
+          const Measured m = Measure(planner, *env, context, o.steps, progress, done);
+          const double p50 = Percentile(m.latencies, 50), p99 = Percentile(m.latencies, 99);
+          if (options.mode == planner::PlanMode::kReplan && replan_p50 == 0.0) replan_p50 = p50;
+          table.AddRow({std::to_string(context), std::to_string(n), std::to_string(levels),
+                        row.label, FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
+                        FormatFixed(p50, 2), FormatFixed(p99, 2), FormatFixed(p99 - p50, 2),
+                        FormatFixed(replan_p50 / p50, 1), FormatFixed(m.reset_ms, 2),
+                        FormatFixed(m.allocations, 0), FormatFixed(m.allocated_kib, 0),
+                        FormatFixed(m.page_faults, 1)});
+        }
       }
     }
   }
@@ -229,9 +242,9 @@ void RunBenchMpc(BenchMpcOptions o) {
   const worldmodel::Checkpoint shipped =
       worldmodel::LoadCheckpoint(o.model, {kTask, 0}, worldmodel::ParseDevice(o.device));
   std::fprintf(stderr,
-               "bench mpc: %s architecture (width %d, depth %d), H %d, K %d, %s, %d thread(s), "
+               "bench mpc: %s architecture (width %d, depth %d), H %d, %s, %d thread(s), "
                "%d timed steps per row after filling the context\n",
-               kTask, shipped.info.config.width, shipped.info.config.depth, o.horizon, o.levels,
+               kTask, shipped.info.config.width, shipped.info.config.depth, o.horizon,
                o.device.c_str(), o.threads, o.steps);
   if (!o.skip_table) RunLatencyTable(o, shipped);
   if (o.long_run > 0) RunLongRun(o, shipped);
@@ -253,7 +266,10 @@ void AddBenchMpcCommand(CLI::App& bench) {
                   "also warm r = 1 rows with the block cache, each F/R: F front tokens, the whole "
                   "plan every R steps (e.g. 8/4)");
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
-  cmd->add_option("--levels", options->levels, "sampling levels K")->capture_default_str();
+  cmd->add_option("--levels", options->levels,
+                  "sampling levels K, each its own rows (a model distilled to K samples with K); "
+                  "speed-ups are against the first K's replan")
+      ->capture_default_str();
   cmd->add_option("--steps", options->steps, "timed control steps per row")->capture_default_str();
   cmd->add_option("--threads", options->threads, "LibTorch intra-op threads")
       ->capture_default_str();

@@ -45,6 +45,7 @@ void RunBenchRollout(BenchRolloutOptions o) {
   if (o.model.empty()) o.model = pipelines::ShippedVideoModelPath(o.task);
   worldmodel::VideoModel model =
       worldmodel::LoadVideoModel(o.model, {o.task, 0}, worldmodel::ParseDevice(o.device));
+  o.rollout.num_levels = worldmodel::SamplingLevels(model.world.info, o.rollout.num_levels);
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
   const int longest = *std::max_element(o.contexts.begin(), o.contexts.end());
   if (*std::min_element(o.contexts.begin(), o.contexts.end()) < 1) {
@@ -106,7 +107,9 @@ void AddBenchRolloutCommand(CLI::App& bench) {
   cmd->add_option("--contexts", o->contexts, "real context frames S")->capture_default_str();
   cmd->add_option("--horizon", o->horizon, "frames generated per rollout")->capture_default_str();
   cmd->add_option("--chunk", o->rollout.chunk, "frames generated together")->capture_default_str();
-  cmd->add_option("--levels", o->rollout.num_levels, "sampling levels K")->capture_default_str();
+  o->rollout.num_levels = 0;
+  cmd->add_option("--levels", o->rollout.num_levels, "sampling levels K (0: the model's, a distilled model's K, else 16)")
+      ->capture_default_str();
   cmd->add_option("--repeats", o->repeats, "timed runs per cell (median reported)")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();

@@ -25,6 +25,8 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc 
 // `command_line` is recorded in the model's notes.
 void AddTrainMlpCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-mlp
 void AddTrainValueCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-value
+// `command_line` is recorded in the student's notes.
+void AddDistillCommand(CLI::App& app, const std::string& command_line);  // dfmpc distill
 // `command_line` is recorded in the tokenizer's notes.
 void AddTrainFramesCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-frames
 void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model

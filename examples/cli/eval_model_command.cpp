@@ -47,7 +47,7 @@ struct EvalModelOptions {
   std::string data;
   int context = 8;
   int horizon = 32;
-  int steps = 16;
+  int steps = 0;  // K; 0: the model's (a distilled model's K, else 16)
   double uncertainty = 1.0;
   int samples = 1;
   bool no_chain = false;
@@ -245,10 +245,10 @@ void WritePlot(const std::string& path, const std::vector<HorizonErrors>& models
 
 void RunEvalModel(const EvalModelOptions& o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
-  if (o.context < 1 || o.horizon < 1 || o.steps < 1 || o.starts < 1 || o.samples < 1 ||
+  if (o.context < 1 || o.horizon < 1 || o.steps < 0 || o.starts < 1 || o.samples < 1 ||
       o.episodes < 0) {
     throw std::invalid_argument(
-        "--context, --horizon, --steps, --starts-per-episode and --samples must be >= 1, "
+        "--context, --horizon, --starts-per-episode and --samples must be >= 1, --steps and "
         "--episodes >= 0");
   }
   at::set_num_threads(o.threads);
@@ -303,7 +303,7 @@ void RunEvalModel(const EvalModelOptions& o) {
 
   worldmodel::SampleOptions sample;
   sample.schedule = worldmodel::ScheduleKind::kPyramid;
-  sample.num_levels = o.steps;
+  sample.num_levels = worldmodel::SamplingLevels(checkpoint.info, o.steps);
   sample.uncertainty = o.uncertainty;
   sample.horizon = o.horizon;
   sample.cache_mode = worldmodel::CacheMode::kExact;
@@ -353,7 +353,9 @@ void AddEvalModelCommand(CLI::App& app) {
   cmd->add_option("--data", o->data, "the HDF5 dataset the models were trained on")->required();
   cmd->add_option("--context", o->context, "real context tokens (S)")->capture_default_str();
   cmd->add_option("--horizon", o->horizon, "generated tokens (H)")->capture_default_str();
-  cmd->add_option("--steps", o->steps, "sampling levels (K)")->capture_default_str();
+  cmd->add_option("--steps", o->steps,
+                  "sampling levels K (0: the model's, a distilled model's K, else 16)")
+      ->capture_default_str();
   cmd->add_option("--uncertainty", o->uncertainty,
                   "pyramid slope u: levels between neighbouring tokens (K: autoregressive)")
       ->capture_default_str()

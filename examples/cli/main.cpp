@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddTrainCommand(app, command_line);
   dfmpc::cli::AddTrainMlpCommand(app, command_line);
   dfmpc::cli::AddTrainValueCommand(app, command_line);
+  dfmpc::cli::AddDistillCommand(app, command_line);
   dfmpc::cli::AddTrainFramesCommand(app, command_line);
   dfmpc::cli::AddEvalModelCommand(app);
   dfmpc::cli::AddControlCommand(app);

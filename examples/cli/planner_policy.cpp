@@ -11,11 +11,13 @@
 #include <utility>
 
 #include "device_flag.h"
+#include "dfmpc/worldmodel/checkpoint.h"
 
 namespace dfmpc::cli {
 
-planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task) const {
-  const planner::PlannerOptions tuned = planner::TunedPlannerOptions(task);
+planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task, int model_levels) const {
+  planner::PlannerOptions tuned = planner::TunedPlannerOptions(task);
+  if (model_levels > 0 && !levels) tuned = planner::AtLevels(tuned, model_levels);
   planner::PlannerOptions resolved = options;
   resolved.mode = mode ? planner::ParsePlanMode(*mode) : tuned.mode;
   resolved.selection = selection ? planner::ParseSelection(*selection) : tuned.selection;
@@ -162,7 +164,9 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                   "); train one with `dfmpc train` and pass --model");
     }
   }
-  const planner::PlannerOptions options = flags.Resolve(task);
+  // A distilled model plans at its own K (read here, loaded again below).
+  const int model_levels = worldmodel::LoadCheckpoint(model, {task.name, 0}).info.sampling_levels;
+  const planner::PlannerOptions options = flags.Resolve(task, model_levels);
   std::fprintf(stderr, "planner: %s\n", DescribePlannerOptions(options).c_str());
   return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, options, task));
 }

@@ -30,8 +30,10 @@ struct PlannerFlags {
   std::optional<double> uncertainty, temperature, guidance_scale, eta, value_weight;
 
   // `options` for `task`: parses mode and selection (std::invalid_argument
-  // if unknown) and fills what was not given from TunedPlannerOptions(task).
-  planner::PlannerOptions Resolve(const task::TaskSpec& task) const;
+  // if unknown) and fills what was not given from TunedPlannerOptions(task),
+  // moved to `model_levels` (a distilled model's K; 0: any) unless --levels
+  // was given (planner::AtLevels).
+  planner::PlannerOptions Resolve(const task::TaskSpec& task, int model_levels = 0) const;
 };
 
 // A block cache setting as benchmarks spell it, "F/R": F front tokens, the

@@ -101,6 +101,7 @@ void RunRollout(RolloutCommandOptions o) {
   if (o.model.empty()) o.model = pipelines::ShippedVideoModelPath(o.task);
   worldmodel::VideoModel model =
       worldmodel::LoadVideoModel(o.model, {o.task, 0}, worldmodel::ParseDevice(o.device));
+  o.rollout.num_levels = worldmodel::SamplingLevels(model.world.info, o.rollout.num_levels);
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
   std::optional<worldmodel::MlpCheckpoint> mlp;
   if (!o.mlp.empty()) mlp = worldmodel::LoadMlpCheckpoint(o.mlp, {o.task, 0});
@@ -216,7 +217,9 @@ void AddRolloutCommand(CLI::App& app) {
   cmd->add_option("--horizon", o->horizon, "frames H generated open-loop")->capture_default_str();
   cmd->add_option("--chunk", o->rollout.chunk, "frames generated together (one pyramid)")
       ->capture_default_str();
-  cmd->add_option("--levels", o->rollout.num_levels, "sampling levels K")->capture_default_str();
+  o->rollout.num_levels = 0;
+  cmd->add_option("--levels", o->rollout.num_levels, "sampling levels K (0: the model's, a distilled model's K, else 16)")
+      ->capture_default_str();
   cmd->add_option("--uncertainty", o->rollout.uncertainty, "pyramid u")->capture_default_str();
   cmd->add_option("--cache", o->cache, "exact (KV cache) or none (reference: recompute)")
       ->check(CLI::IsMember({"exact", "none"}))

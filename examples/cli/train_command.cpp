@@ -16,7 +16,6 @@
 #include "dfmpc/worldmodel/trainer.h"
 #include "output_path.h"
 #include "progress_bar.h"
-#include "table.h"
 #include "train_world_model.h"
 #include "training_plot.h"
 
@@ -40,16 +39,6 @@ struct TrainCommandOptions {
   worldmodel::TrainerOptions trainer;
   std::string command_line;
 };
-
-void WriteLossCsv(const std::string& path, const std::vector<worldmodel::TrainLogRow>& log) {
-  Table table({"step", "train_loss", "validation_loss", "learning_rate", "tokens_per_second"});
-  for (const auto& row : log) {
-    table.AddRow({std::to_string(row.step), FormatFixed(row.train_loss, 6),
-                  FormatFixed(row.validation_loss, 6), FormatFixed(row.learning_rate, 8),
-                  FormatFixed(row.tokens_per_second, 1)});
-  }
-  table.WriteCsv(path);
-}
 
 void RunTrain(TrainCommandOptions o) {
   if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
@@ -93,13 +82,9 @@ void RunTrain(TrainCommandOptions o) {
                    o.store.c_str(), o.trainer.batch_size / o.trainer.data_parallel.world_size);
     }
   };
-  callbacks.on_progress = [&](const worldmodel::TrainProgress& p) {
-    char note[96];
-    std::snprintf(note, sizeof note, "loss %.4f, %.0f tokens/s", p.loss, p.tokens_per_second);
-    bar.Update(p.step, note);
-  };
+  callbacks.on_progress = ShowTrainingProgress(bar);
   callbacks.on_log = [&](const std::vector<worldmodel::TrainLogRow>& log) {
-    WriteLossCsv(stem + "_loss.csv", log);
+    WriteTrainingCsv(stem + "_loss.csv", log);
     WriteTrainingPlot(stem + "_loss.png", log);
   };
   const std::vector<worldmodel::TrainLogRow> log = pipelines::TrainWorldModel(job, callbacks);

@@ -92,10 +92,14 @@ TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observ
 
 worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split) {
   const worldmodel::Normalizer normalizer = worldmodel::Normalizer::Fit(split.train);
+  NormalizeSplit(split, normalizer);
+  return normalizer;
+}
+
+void NormalizeSplit(EpisodeSplit& split, const worldmodel::Normalizer& normalizer) {
   for (auto* part : {&split.train, &split.validation}) {
     for (at::Tensor& s : *part) s = normalizer.Normalize(s);
   }
-  return normalizer;
 }
 
 }  // namespace dfmpc::pipelines

@@ -69,6 +69,8 @@ TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observ
 // Fits the normalizer on the training episodes and normalizes both splits
 // in place with it.
 worldmodel::Normalizer FitAndNormalize(EpisodeSplit& split);
+// Normalizes both splits in place with a given normalizer (a model's).
+void NormalizeSplit(EpisodeSplit& split, const worldmodel::Normalizer& normalizer);
 
 }  // namespace dfmpc::pipelines
 

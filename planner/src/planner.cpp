@@ -76,6 +76,13 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
                                 ") must be fewer than the context length minus one (" +
                                 std::to_string(options.context_length - 1) + ")");
   }
+  const int distilled = checkpoint.info.sampling_levels;
+  if (distilled > 0 && options.num_levels != distilled) {
+    throw std::invalid_argument("planner: the model was distilled to sample with K = " +
+                                std::to_string(distilled) + " levels, the options ask for K = " +
+                                std::to_string(options.num_levels) +
+                                " (planner::AtLevels moves tuned options to its K)");
+  }
   if (options.num_levels > checkpoint.info.num_timesteps) {
     throw std::invalid_argument(
         "planner: " + std::to_string(options.num_levels) + " levels exceed the model's " +
@@ -587,7 +594,13 @@ std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
 }
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path) {
-  return FromFile(model_path, TunedPlannerOptions(ModelTask(model_path)));
+  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path);
+  const task::TaskSpec task = ModelTask(checkpoint.info, model_path);
+  PlannerOptions options = TunedPlannerOptions(task);
+  if (checkpoint.info.sampling_levels > 0) {
+    options = AtLevels(options, checkpoint.info.sampling_levels);
+  }
+  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task), options);
 }
 
 void Planner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }

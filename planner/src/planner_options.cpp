@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <stdexcept>
@@ -65,6 +66,16 @@ PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
   } catch (const std::invalid_argument& error) {
     tuned.Fail("", error.what());
   }
+  return options;
+}
+
+PlannerOptions AtLevels(PlannerOptions options, int levels) {
+  Require(levels >= 1, "levels must be >= 1, got " + std::to_string(levels));
+  const double ratio = static_cast<double>(levels) / options.num_levels;
+  const int renoise = static_cast<int>(std::lround(options.renoise_levels * ratio));
+  options.renoise_levels = options.renoise_levels > 0 ? std::max(1, renoise) : 0;
+  options.uncertainty *= ratio;  // 0 (K / H) stays 0
+  options.num_levels = levels;
   return options;
 }
 

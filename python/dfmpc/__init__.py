@@ -2,7 +2,8 @@
 
 The planner (Planner, AsyncPlanner), the MuJoCo environments (make_env),
 datasets (collect, read_dataset, write_dataset), training (train,
-train_mlp, train_value) and open-loop video rollouts (rollout), from the C++
+train_mlp, train_value), step distillation (distill) and open-loop video
+rollouts (rollout), from the C++
 library. Arrays are numpy float64; a wrong shape
 or dtype raises ValueError naming the expected shape.
 """
@@ -10,6 +11,7 @@ or dtype raises ValueError naming the expected shape.
 from ._dfmpc import (  # noqa: F401
     AsyncPlanner,
     AsyncStats,
+    DistillerOptions,
     Env,
     MlpTrainOptions,
     Plan,
@@ -20,6 +22,7 @@ from ._dfmpc import (  # noqa: F401
     TrainerOptions,
     TransformerConfig,
     collect,
+    distill,
     make_env,
     read_dataset,
     rollout,
@@ -34,6 +37,7 @@ from ._dfmpc import (  # noqa: F401
 __all__ = [
     "AsyncPlanner",
     "AsyncStats",
+    "DistillerOptions",
     "Env",
     "MlpTrainOptions",
     "Plan",
@@ -44,6 +48,7 @@ __all__ = [
     "TrainerOptions",
     "TransformerConfig",
     "collect",
+    "distill",
     "make_env",
     "read_dataset",
     "rollout",

@@ -64,7 +64,12 @@ std::unique_ptr<PyPlanner> PlannerFromFile(const std::string& model, const std::
     checkpoint = worldmodel::LoadCheckpoint(model, {spec ? spec->name : "", 0}, device);
   }
   if (!spec) spec = planner::ModelTask(checkpoint.info, model);
-  const PlannerOptions options = WithKeywords(planner::TunedPlannerOptions(*spec), keywords);
+  // A distilled model plans at its own K unless num_levels is given.
+  PlannerOptions tuned = planner::TunedPlannerOptions(*spec);
+  if (checkpoint.info.sampling_levels > 0 && !keywords.contains("num_levels")) {
+    tuned = planner::AtLevels(tuned, checkpoint.info.sampling_levels);
+  }
+  const PlannerOptions options = WithKeywords(tuned, keywords);
   return std::make_unique<PyPlanner>(
       std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(*spec), options),
       "this Planner was handed to an AsyncPlanner and cannot be used");

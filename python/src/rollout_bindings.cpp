@@ -55,6 +55,9 @@ py::dict Rollout(std::string model_path, const std::string& task, const std::str
   if (threads > 0) at::set_num_threads(threads);
   worldmodel::VideoModel model =
       worldmodel::LoadVideoModel(model_path, {task, 0}, worldmodel::ParseDevice(device));
+  // A distilled model samples at its own K unless num_levels is given.
+  options.num_levels = worldmodel::SamplingLevels(
+      model.world.info, keywords.contains("num_levels") ? options.num_levels : 0);
   const worldmodel::FrameTokenizerConfig& frames = model.tokenizer.info.config;
   pipelines::TruthRequest request;
   request.task = model.world.info.task;

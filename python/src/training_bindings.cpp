@@ -1,5 +1,6 @@
 // dfmpc.train: a world model trained on dataset files, as `dfmpc train`,
-// with the trainer's options as keywords and a progress callback.
+// with the trainer's options as keywords and a progress callback; and
+// dfmpc.distill, train_mlp and train_value alike.
 #include <ATen/Parallel.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,6 +10,8 @@
 
 #include "bindings.h"
 #include "dfmpc/worldmodel/device.h"
+#include "dfmpc/worldmodel/distiller.h"
+#include "distill_world_model.h"
 #include "progress.h"
 #include "train_mlp.h"
 #include "train_value.h"
@@ -43,6 +46,29 @@ void SetThreads(int threads) {
   if (threads > 0) at::set_num_threads(threads);
 }
 
+// One dict per validation row.
+py::list LogRows(const std::vector<worldmodel::TrainLogRow>& log) {
+  py::list rows;
+  for (const worldmodel::TrainLogRow& row : log) {
+    py::dict entry;
+    entry["step"] = row.step;
+    entry["train_loss"] = row.train_loss;
+    entry["validation_loss"] = row.validation_loss;
+    entry["learning_rate"] = row.learning_rate;
+    entry["tokens_per_second"] = row.tokens_per_second;
+    rows.append(entry);
+  }
+  return rows;
+}
+
+pipelines::WorldModelCallbacks ReportingCallbacks(const py::object& progress) {
+  pipelines::WorldModelCallbacks callbacks;
+  callbacks.on_progress = [&progress](const worldmodel::TrainProgress& p) {
+    ReportProgress(progress, p.step, p.total_steps, p.loss, p.tokens_per_second);
+  };
+  return callbacks;
+}
+
 py::list Train(const std::vector<std::string>& data, const std::string& out,
                const std::string& tokenizer, bool resume, bool observation_deltas,
                bool known_actions, double validation_fraction, double sensor_noise,
@@ -66,27 +92,38 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
   job.trainer.prediction = worldmodel::ParsePrediction(prediction);
   SetThreads(threads);
 
-  pipelines::WorldModelCallbacks callbacks;
-  callbacks.on_progress = [&progress](const worldmodel::TrainProgress& p) {
-    ReportProgress(progress, p.step, p.total_steps, p.loss, p.tokens_per_second);
-  };
-
+  const pipelines::WorldModelCallbacks callbacks = ReportingCallbacks(progress);
   std::vector<worldmodel::TrainLogRow> log;
   {
     py::gil_scoped_release release;
     log = pipelines::TrainWorldModel(job, callbacks);
   }
-  py::list rows;
-  for (const worldmodel::TrainLogRow& row : log) {
-    py::dict entry;
-    entry["step"] = row.step;
-    entry["train_loss"] = row.train_loss;
-    entry["validation_loss"] = row.validation_loss;
-    entry["learning_rate"] = row.learning_rate;
-    entry["tokens_per_second"] = row.tokens_per_second;
-    rows.append(entry);
+  return LogRows(log);
+}
+
+py::list Distill(const std::string& model, const std::vector<std::string>& data,
+                 const std::string& out, int teacher_levels, int window,
+                 double validation_fraction, int threads, const py::object& progress,
+                 const py::kwargs& options) {
+  pipelines::DistillJob job;
+  job.teacher = model;
+  job.data = data;
+  job.out = out;
+  job.teacher_levels = teacher_levels;
+  job.window = window;
+  job.validation_fraction = validation_fraction;
+  job.notes = "dfmpc.distill from Python";
+  py::object distiller = py::cast(job.distiller);
+  SetKeywords(options, {distiller});
+  job.distiller = distiller.cast<worldmodel::DistillerOptions>();
+  SetThreads(threads);
+  const pipelines::WorldModelCallbacks callbacks = ReportingCallbacks(progress);
+  std::vector<worldmodel::TrainLogRow> log;
+  {
+    py::gil_scoped_release release;
+    log = pipelines::DistillWorldModel(job, callbacks);
   }
-  return rows;
+  return LogRows(log);
 }
 
 py::dict TrainMlp(const std::vector<std::string>& data, const std::string& out, int ensemble,
@@ -187,6 +224,24 @@ void BindTraining(py::module_& module) {
       .def_readwrite("heads", &TransformerConfig::heads)
       .def_readwrite("mlp_ratio", &TransformerConfig::mlp_ratio)
       .def_readwrite("num_timesteps", &TransformerConfig::num_timesteps);
+  using worldmodel::DistillerOptions;
+  py::class_<DistillerOptions>(module, "DistillerOptions",
+                               "The step distiller's options (distiller.h).")
+      .def(py::init<>())
+      .def_readwrite("steps", &DistillerOptions::steps)
+      .def_readwrite("batch_size", &DistillerOptions::batch_size)
+      .def_readwrite("learning_rate", &DistillerOptions::learning_rate)
+      .def_readwrite("min_learning_rate_ratio", &DistillerOptions::min_learning_rate_ratio)
+      .def_readwrite("warmup_steps", &DistillerOptions::warmup_steps)
+      .def_readwrite("weight_decay", &DistillerOptions::weight_decay)
+      .def_readwrite("grad_clip", &DistillerOptions::grad_clip)
+      .def_readwrite("ema_decay", &DistillerOptions::ema_decay)
+      .def_readwrite("clean_prob", &DistillerOptions::clean_prob)
+      .def_readwrite("pyramid_prob", &DistillerOptions::pyramid_prob)
+      .def_readwrite("known_action_prob", &DistillerOptions::known_action_prob)
+      .def_readwrite("validate_every", &DistillerOptions::validate_every)
+      .def_readwrite("validation_windows", &DistillerOptions::validation_windows)
+      .def_readwrite("seed", &DistillerOptions::seed);
   using worldmodel::MlpTrainOptions;
   py::class_<MlpTrainOptions>(module, "MlpTrainOptions",
                               "The MLP baseline's training options (mlp_dynamics.h).")
@@ -213,6 +268,16 @@ void BindTraining(py::module_& module) {
              "`dfmpc train-value`; keywords set MlpTrainOptions fields (3000 steps unless "
              "given). progress(step, loss) is called after every step. Returns the "
              "validation losses: trained, untrained, and of a constant value.");
+  module.def("distill", &Distill, py::arg("model"), py::arg("data"), py::arg("out"),
+             py::kw_only(), py::arg("teacher_levels") = 0, py::arg("window") = 0,
+             py::arg("validation_fraction") = 0.1, py::arg("threads") = 0,
+             py::arg("progress") = py::none(),
+             "Distils `model` into one that samples with half its levels K and writes it to "
+             "`out` (after every validation), as `dfmpc distill`: teacher_levels 0 is a "
+             "distilled teacher's own K, else 16; window 0 the teacher's training window. "
+             "Keywords set DistillerOptions fields (steps, batch_size, learning_rate, seed, "
+             "...). progress(step, total, loss, tokens_per_second) is called after every step. "
+             "Returns the validation log.");
   module.def("train", &Train, py::arg("data"), py::arg("out"), py::kw_only(),
              py::arg("tokenizer") = "", py::arg("resume") = false,
              py::arg("observation_deltas") = true, py::arg("known_actions") = false,

@@ -136,3 +136,25 @@ def test_train_value_equals_the_tool_and_the_planner_takes_it(dataset, dfmpc_too
         dfmpc.Planner.from_file(pendulum_model, value_model=pendulum_model)
     with pytest.raises(ValueError, match="discount"):
         dfmpc.train_value([str(dataset)], str(tmp_path / "x.pt"), discount=1.0)
+
+
+def test_distill_halves_the_levels_and_the_planner_takes_them(dataset, tmp_path):
+    teacher = tmp_path / "teacher.pt"
+    dfmpc.train([str(dataset)], str(teacher), threads=1, **TINY)
+    student = tmp_path / "student.pt"
+    seen = []
+    log = dfmpc.distill(str(teacher), [str(dataset)], str(student), threads=1, steps=4,
+                        batch_size=4, validate_every=2, progress=lambda *p: seen.append(p))
+    assert [row["step"] for row in log] == [2, 4]
+    assert all(np.isfinite(row["validation_loss"]) for row in log)
+    assert [p[0] for p in seen] == [1, 2, 3, 4]
+    tuned = dfmpc.tuned_options("pendulum_swingup")
+    planner = dfmpc.Planner.from_file(str(student), candidates=2, horizon=8)
+    assert planner.options.num_levels == tuned.num_levels // 2
+    assert planner.options.renoise_levels == tuned.renoise_levels // 2
+    with pytest.raises(ValueError, match="distilled to sample with K = 8 levels"):
+        dfmpc.Planner.from_file(str(student), candidates=2, horizon=8, num_levels=16)
+    with pytest.raises(TypeError, match="unknown training option 'stepz'"):
+        dfmpc.distill(str(teacher), [str(dataset)], str(tmp_path / "never.pt"), stepz=3)
+    with pytest.raises(ValueError, match="cannot teach at K = 16"):
+        dfmpc.distill(str(student), [str(dataset)], str(tmp_path / "never.pt"), teacher_levels=16)

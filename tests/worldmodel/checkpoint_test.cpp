@@ -123,6 +123,7 @@ TEST(CheckpointTest, RoundTripGivesIdenticalOutputs) {
   const std::string path = TempPath("roundtrip.pt");
   ModelInfo info = TinyInfo();
   info.action_repeat = 4;
+  info.sampling_levels = 8;
   SaveCheckpoint(path, info, TinyNormalizer(), *model);
   Checkpoint loaded = LoadCheckpoint(path, {"pendulum_swingup", 5});
   const auto x = torch::randn({2, 6, 5});
@@ -136,6 +137,8 @@ TEST(CheckpointTest, RoundTripGivesIdenticalOutputs) {
   EXPECT_TRUE(loaded.info.layout.observation_deltas);
   EXPECT_EQ(loaded.info.train_window, 16);
   EXPECT_EQ(loaded.info.action_repeat, 4);
+  EXPECT_EQ(loaded.info.sampling_levels, 8);
+  EXPECT_NE(DescribeCheckpoint(loaded).find("K = 8 (distilled)"), std::string::npos);
   EXPECT_EQ(loaded.info.library_version, LibraryVersion());
   EXPECT_NE(DescribeCheckpoint(loaded).find("pendulum_swingup"), std::string::npos);
 }
@@ -247,6 +250,11 @@ TEST(CheckpointTest, FailedSaveLeavesNoFile) {
   EXPECT_THROW(SaveCheckpoint(TempPath("no_rate.pt"), no_rate, TinyNormalizer(), *model),
                std::invalid_argument);
   EXPECT_FALSE(std::filesystem::exists(TempPath("no_rate.pt")));
+  ModelInfo bad_levels = TinyInfo();
+  bad_levels.sampling_levels = -2;
+  EXPECT_THROW(SaveCheckpoint(TempPath("bad_levels.pt"), bad_levels, TinyNormalizer(), *model),
+               std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(TempPath("bad_levels.pt")));
 }
 
 }  // namespace

@@ -11,44 +11,13 @@
 #include <vector>
 
 #include "tiny_model.h"
+#include "training_fixtures.h"
 
 namespace dfmpc::worldmodel {
 namespace {
 
-// Episodes of a damped oscillator driven by random actions: tokens
-// [a_{t-1}, cos(angle), sin(angle), velocity], learnable but not trivial.
-std::vector<at::Tensor> OscillatorEpisodes(int count, int length, uint64_t seed) {
-  torch::manual_seed(seed);
-  std::vector<at::Tensor> episodes;
-  for (int e = 0; e < count; ++e) {
-    std::vector<float> data;
-    double angle = torch::rand({1}).item<double>() * 6.28, velocity = 0.0, action = 0.0;
-    for (int t = 0; t < length; ++t) {
-      data.insert(data.end(), {static_cast<float>(action), static_cast<float>(std::cos(angle)),
-                               static_cast<float>(std::sin(angle)), static_cast<float>(velocity)});
-      action = torch::rand({1}).item<double>() * 2 - 1;
-      velocity += 0.1 * (action - std::sin(angle)) - 0.02 * velocity;
-      angle += 0.1 * velocity;
-    }
-    episodes.push_back(torch::tensor(data).view({length, 4}));
-  }
-  return episodes;
-}
-
-TrainerOptions FastOptions(int steps) {
-  TrainerOptions options;
-  options.steps = steps;
-  options.batch_size = 16;
-  options.window = 8;
-  options.learning_rate = 3e-3;
-  options.warmup_steps = 20;
-  options.ema_decay = 0.95;
-  options.validate_every = 20;
-  options.checkpoint_every = 20;
-  options.validation_windows = 64;
-  options.seed = 3;
-  return options;
-}
+using testing::FastTrainerOptions;
+using testing::OscillatorEpisodes;
 
 std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/dfmpc_trainer_" + name;
@@ -56,8 +25,8 @@ std::string TempPath(const std::string& name) {
 
 TEST(TrainerTest, ValidationLossFallsClearlyBelowItsStart) {
   const NoiseSchedule schedule;
-  Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(300), OscillatorEpisodes(12, 60, 1),
-                  OscillatorEpisodes(3, 60, 2));
+  Trainer trainer(testing::TinyConfig(4), schedule, FastTrainerOptions(300),
+                  OscillatorEpisodes(12, 60, 1), OscillatorEpisodes(3, 60, 2));
   const double before = trainer.ValidationLoss();
   trainer.Run(TempPath("falls.state"), false, nullptr, nullptr);
   const double after = trainer.ValidationLoss();
@@ -75,8 +44,8 @@ TEST(TrainerTest, KnownActionInputLowersTheLoss) {
   const auto train = OscillatorEpisodes(12, 60, 1), validation = OscillatorEpisodes(3, 60, 2);
   TransformerConfig with_input = testing::TinyConfig(4);
   with_input.action_input_dim = 1;
-  Trainer plain(testing::TinyConfig(4), schedule, FastOptions(300), train, validation);
-  Trainer informed(with_input, schedule, FastOptions(300), train, validation);
+  Trainer plain(testing::TinyConfig(4), schedule, FastTrainerOptions(300), train, validation);
+  Trainer informed(with_input, schedule, FastTrainerOptions(300), train, validation);
   plain.Run(TempPath("plain.state"), false, nullptr, nullptr);
   informed.Run(TempPath("informed.state"), false, nullptr, nullptr);
   EXPECT_LT(informed.ValidationLoss(), 0.9 * plain.ValidationLoss())
@@ -89,10 +58,10 @@ TEST(TrainerTest, KnownActionInputLowersTheLoss) {
 TEST(TrainerTest, SensorNoiseCorruptsTheContextAndTheModelStillLearns) {
   const NoiseSchedule schedule;
   const auto train = OscillatorEpisodes(12, 60, 1), validation = OscillatorEpisodes(3, 60, 2);
-  TrainerOptions noisy_options = FastOptions(300);
+  TrainerOptions noisy_options = FastTrainerOptions(300);
   noisy_options.sensor_noise =
       MakeSensorNoise({1, 3, false}, Normalizer(torch::zeros({4}), torch::ones({4})), 0.3);
-  Trainer exact(testing::TinyConfig(4), schedule, FastOptions(300), train, validation);
+  Trainer exact(testing::TinyConfig(4), schedule, FastTrainerOptions(300), train, validation);
   Trainer noisy(testing::TinyConfig(4), schedule, noisy_options, train, validation);
   const double before = noisy.ValidationLoss();
   EXPECT_NE(before, exact.ValidationLoss());
@@ -104,7 +73,7 @@ TEST(TrainerTest, SameSeedSameWeightsAndLosses) {
   const NoiseSchedule schedule;
   const auto train = OscillatorEpisodes(4, 30, 1), validation = OscillatorEpisodes(2, 30, 2);
   auto run = [&](uint64_t seed, const std::string& name) {
-    TrainerOptions options = FastOptions(20);
+    TrainerOptions options = FastTrainerOptions(20);
     options.seed = seed;
     torch::manual_seed(999 + seed);  // the global generator must not matter
     auto trainer =
@@ -129,17 +98,17 @@ TEST(TrainerTest, ResumeReproducesTheUninterruptedRun) {
   const auto validation = OscillatorEpisodes(2, 40, 2);
   const std::string whole_path = TempPath("whole.state"), cut_path = TempPath("cut.state");
 
-  Trainer whole(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
+  Trainer whole(testing::TinyConfig(4), schedule, FastTrainerOptions(60), train, validation);
   whole.Run(whole_path, false, nullptr, nullptr);
 
   {  // Dies at step 47: the state saved at step 40 survives.
-    Trainer cut(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
+    Trainer cut(testing::TinyConfig(4), schedule, FastTrainerOptions(60), train, validation);
     auto die = [](const TrainProgress& p) {
       if (p.step == 47) throw Interrupted();
     };
     EXPECT_THROW(cut.Run(cut_path, false, die, nullptr), Interrupted);
   }
-  Trainer resumed(testing::TinyConfig(4), schedule, FastOptions(60), train, validation);
+  Trainer resumed(testing::TinyConfig(4), schedule, FastTrainerOptions(60), train, validation);
   int first_step = 0;
   resumed.Run(
       cut_path, true,
@@ -162,7 +131,7 @@ TEST(TrainerTest, ResumeReproducesTheUninterruptedRun) {
 TEST(TrainerTest, ResumeRefusesMissingOrForeignState) {
   const NoiseSchedule schedule;
   const auto data = OscillatorEpisodes(3, 20, 1);
-  Trainer trainer(testing::TinyConfig(4), schedule, FastOptions(20), data, data);
+  Trainer trainer(testing::TinyConfig(4), schedule, FastTrainerOptions(20), data, data);
   EXPECT_THROW(trainer.Run(TempPath("missing.state"), true, nullptr, nullptr), std::runtime_error);
   const std::string garbage = TempPath("garbage.state");
   std::FILE* f = std::fopen(garbage.c_str(), "w");
@@ -171,7 +140,7 @@ TEST(TrainerTest, ResumeRefusesMissingOrForeignState) {
   EXPECT_THROW(trainer.Run(garbage, true, nullptr, nullptr), std::runtime_error);
   // A state from another window size is refused.
   const std::string other = TempPath("other.state");
-  TrainerOptions options = FastOptions(20);
+  TrainerOptions options = FastTrainerOptions(20);
   options.window = 4;
   Trainer(testing::TinyConfig(4), schedule, options, data, data)
       .Run(other, false, nullptr, nullptr);
@@ -181,26 +150,26 @@ TEST(TrainerTest, ResumeRefusesMissingOrForeignState) {
 TEST(TrainerTest, BadOptionsAndDataThrow) {
   const NoiseSchedule schedule;
   const auto data = OscillatorEpisodes(3, 20, 1);
-  TrainerOptions options = FastOptions(20);
+  TrainerOptions options = FastTrainerOptions(20);
   options.steps = 0;
   EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
                std::invalid_argument);
-  options = FastOptions(20);
+  options = FastTrainerOptions(20);
   options.timestep_power = 0.5;  // would favor high noise; only >= 1 is meaningful
   EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
                std::invalid_argument);
-  options = FastOptions(20);
+  options = FastTrainerOptions(20);
   options.window = 21;  // longer than every sequence
   EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, options, data, data),
                std::invalid_argument);
-  EXPECT_THROW(Trainer(testing::TinyConfig(5), schedule, FastOptions(20), data, data),
+  EXPECT_THROW(Trainer(testing::TinyConfig(5), schedule, FastTrainerOptions(20), data, data),
                std::invalid_argument);
   auto nan_data = data;
   nan_data[1] = nan_data[1].clone();
   nan_data[1][3][2] = std::nan("");
-  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, FastOptions(20), nan_data, data),
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, FastTrainerOptions(20), nan_data, data),
                std::invalid_argument);
-  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, FastOptions(20), {}, data),
+  EXPECT_THROW(Trainer(testing::TinyConfig(4), schedule, FastTrainerOptions(20), {}, data),
                std::invalid_argument);
 }
 

@@ -36,6 +36,7 @@ nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format)
           {"prediction", PredictionName(info.prediction)},
           {"train_window", info.train_window},
           {"action_repeat", info.action_repeat},
+          {"sampling_levels", info.sampling_levels},
           {"notes", info.notes}};
 }
 
@@ -66,6 +67,8 @@ ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   // Absent in files written before control rates were recorded: all of
   // those were trained on one physics step per control step.
   info.action_repeat = j.value("action_repeat", 1);
+  // Absent in files written before distillation: any K.
+  info.sampling_levels = j.value("sampling_levels", 0);
   info.notes = j.at("notes").get<std::string>();
   return info;
 }
@@ -75,6 +78,9 @@ const char* LibraryVersion() { return DFMPC_VERSION; }
 void CheckSavable(const ModelInfo& info, const Normalizer& normalizer) {
   if (info.action_repeat < 1) {
     throw std::invalid_argument("SaveCheckpoint: action_repeat must be >= 1");
+  }
+  if (info.sampling_levels < 0 || info.sampling_levels > info.num_timesteps) {
+    throw std::invalid_argument("SaveCheckpoint: sampling_levels must be in [0, num_timesteps]");
   }
   if (normalizer.dim() != info.config.token_dim ||
       info.layout.token_dim() != info.config.token_dim) {
@@ -106,6 +112,12 @@ Checkpoint ReadCheckpoint(ModelArchive& opened, const CheckpointExpectation& exp
     FailCheckpoint(path, "corrupt metadata: action_repeat " +
                              std::to_string(checkpoint.info.action_repeat) + " is not >= 1");
   }
+  const int levels = checkpoint.info.sampling_levels;
+  if (levels < 0 || levels > checkpoint.info.num_timesteps) {
+    FailCheckpoint(path, "corrupt metadata: sampling_levels " + std::to_string(levels) +
+                             " is outside [0, " + std::to_string(checkpoint.info.num_timesteps) +
+                             "]");
+  }
   const int action_input = checkpoint.info.config.action_input_dim;
   if (action_input != 0 && action_input != checkpoint.info.layout.action_dim) {
     FailCheckpoint(path, "corrupt metadata: known-action input of " + std::to_string(action_input) +
@@ -133,6 +145,17 @@ Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& 
   return checkpoint;
 }
 
+int SamplingLevels(const ModelInfo& info, int asked) {
+  const int own = info.sampling_levels;
+  if (asked == 0) return own > 0 ? own : 16;
+  if (own > 0 && asked != own) {
+    throw std::invalid_argument("the model was distilled to sample with K = " +
+                                std::to_string(own) + " levels, not K = " +
+                                std::to_string(asked));
+  }
+  return asked;
+}
+
 std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
   const ModelInfo& info = checkpoint.info;
   const TransformerConfig& c = info.config;
@@ -153,6 +176,11 @@ std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
       << " timesteps, predicts " << PredictionName(info.prediction) << "\n"
       << "train window:    " << info.train_window << " tokens\n"
       << "action repeat:   " << info.action_repeat << " physics steps per control step\n"
+      << "sampling levels: "
+      << (info.sampling_levels > 0
+              ? "K = " + std::to_string(info.sampling_levels) + " (distilled)"
+              : std::string("any K"))
+      << "\n"
       << "format version:  " << info.format_version << " (library " << info.library_version
       << ")\n";
   if (!info.notes.empty()) out << "notes:           " << info.notes << "\n";

@@ -19,6 +19,7 @@
 #include "learning_rate.h"
 #include "process_group.h"
 #include "training_noise.h"
+#include "training_windows.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -73,21 +74,11 @@ std::vector<TrainLogRow> LogFromTensor(const at::Tensor& t) {
 }  // namespace
 
 void TrainerOptions::Validate() const {
-  Require(steps >= 1, "steps must be >= 1");
-  Require(batch_size >= 1, "batch size must be >= 1");
-  Require(window >= 1, "window must be >= 1");
-  Require(learning_rate > 0 && std::isfinite(learning_rate), "learning rate must be positive");
-  Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
-          "min learning rate ratio must be in [0, 1]");
-  Require(warmup_steps >= 0, "warmup steps must be >= 0");
-  Require(weight_decay >= 0, "weight decay must be >= 0");
-  Require(grad_clip > 0, "gradient clip must be positive");
-  Require(ema_decay >= 0 && ema_decay < 1, "EMA decay must be in [0, 1)");
-  Require(clean_prob >= 0 && clean_prob < 1, "clean probability must be in [0, 1)");
-  Require(pyramid_prob >= 0 && pyramid_prob <= 1, "pyramid probability must be in [0, 1]");
+  CheckWindowTrainingSettings(
+      {steps, batch_size, window, learning_rate, min_learning_rate_ratio, warmup_steps,
+       weight_decay, grad_clip, ema_decay, clean_prob, pyramid_prob, known_action_prob},
+      "TrainerOptions");
   Require(timestep_power >= 1 && std::isfinite(timestep_power), "timestep power must be >= 1");
-  Require(known_action_prob >= 0 && known_action_prob <= 1,
-          "known-action probability must be in [0, 1]");
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
@@ -120,8 +111,8 @@ class Trainer::Impl {
     if (config.num_timesteps != schedule.num_timesteps()) {
       throw std::invalid_argument("Trainer: model and schedule disagree on timesteps");
     }
-    CheckSequences(train_, "training");
-    CheckSequences(validation_, "validation");
+    CheckTokenSequences(train_, config_.token_dim, options_.window, "Trainer", "training");
+    CheckTokenSequences(validation_, config_.token_dim, options_.window, "Trainer", "validation");
     std::vector<double> alpha_bar(schedule.num_timesteps() + 1);
     for (int t = -1; t < schedule.num_timesteps(); ++t) alpha_bar[t + 1] = schedule.AlphaBar(t);
     alpha_bar_ = at::tensor(alpha_bar, at::kDouble).to(at::kFloat);
@@ -177,43 +168,9 @@ class Trainer::Impl {
   }
 
  private:
-  void CheckSequences(const std::vector<at::Tensor>& sequences, const char* what) const {
-    if (sequences.empty()) {
-      throw std::invalid_argument(std::string("Trainer: no ") + what + " sequences");
-    }
-    for (const at::Tensor& s : sequences) {
-      if (s.dim() != 2 || s.size(1) != config_.token_dim) {
-        throw std::invalid_argument(std::string("Trainer: ") + what + " sequences must be [T, " +
-                                    std::to_string(config_.token_dim) + "]");
-      }
-      if (s.size(0) < options_.window) {
-        throw std::invalid_argument(std::string("Trainer: a ") + what + " sequence has " +
-                                    std::to_string(s.size(0)) + " tokens, fewer than the window " +
-                                    std::to_string(options_.window));
-      }
-      if (!at::isfinite(s).all().item<bool>()) {
-        throw std::invalid_argument(std::string("Trainer: ") + what +
-                                    " data contains NaN or infinite values");
-      }
-    }
-  }
-
-  // Uniform over every (sequence, start) pair of the given sequences.
+  // Windows uniform over every (sequence, start) pair of `sequences`.
   Batch MakeBatch(const std::vector<at::Tensor>& sequences, int count, at::Generator& gen) const {
-    std::vector<int64_t> first_start(sequences.size() + 1, 0);
-    for (size_t i = 0; i < sequences.size(); ++i) {
-      first_start[i + 1] = first_start[i] + sequences[i].size(0) - options_.window + 1;
-    }
-    const at::Tensor picks = at::randint(first_start.back(), {count}, gen, at::kLong);
-    std::vector<at::Tensor> windows;
-    windows.reserve(count);
-    for (int64_t b = 0; b < count; ++b) {
-      const int64_t pick = picks[b].item<int64_t>();
-      const size_t i =
-          std::upper_bound(first_start.begin(), first_start.end(), pick) - first_start.begin() - 1;
-      windows.push_back(sequences[i].narrow(0, pick - first_start[i], options_.window));
-    }
-    const at::Tensor x0 = at::stack(windows);
+    const at::Tensor x0 = SampleWindows(sequences, options_.window, count, gen);
     // Named draws: argument evaluation order must not decide the numbers.
     const int64_t steps = schedule_.num_timesteps();
     const at::Tensor independent = IndependentTimesteps(
@@ -299,24 +256,8 @@ class Trainer::Impl {
     }
     torch::nn::utils::clip_grad_norm_(model_->parameters(), options_.grad_clip);
     optimizer_.step();
-    UpdateEma();
+    UpdateEma(*ema_, *model_, options_.ema_decay, step_);
     return loss.item<double>();
-  }
-
-  void UpdateEma() {
-    // Short runs would otherwise average in the random initialization.
-    const double decay = std::min(options_.ema_decay, (1.0 + step_) / (10.0 + step_));
-    torch::NoGradGuard no_grad;
-    const auto source = model_->parameters();
-    auto target = ema_->parameters();
-    for (size_t i = 0; i < source.size(); ++i) target[i].mul_(decay).add_(source[i], 1 - decay);
-  }
-
-  static void CopyWeights(DfTransformerImpl& from, DfTransformerImpl& to) {
-    torch::NoGradGuard no_grad;
-    const auto source = from.parameters();
-    auto target = to.parameters();
-    for (size_t i = 0; i < source.size(); ++i) target[i].copy_(source[i]);
   }
 
   std::string Signature() const {

@@ -137,6 +137,14 @@ struct PlannerOptions {
 PlannerOptions TunedPlannerOptions(const std::string& task);
 PlannerOptions TunedPlannerOptions(const task::TaskSpec& task);
 
+// `options` moved to a grid of `levels` sampling levels, e.g. a distilled
+// model's (worldmodel::ModelInfo::sampling_levels, which a planner must
+// use): the warm step's re-noise levels and an explicit pyramid u scale by
+// levels / num_levels, so that they keep their share of the noise range
+// (re-noise rounded, and at least 1 where it was at least 1). Throws
+// std::invalid_argument for levels < 1.
+PlannerOptions AtLevels(PlannerOptions options, int levels);
+
 // The plan kept after the last optimization, in the environment's units:
 // row j predicts the token x_{p+1+j} = [a_{p+j}, o_{p+1+j}] of the control
 // step p it was made at (`step`). Empty after a fallback step. (The action
@@ -192,6 +200,9 @@ class Planner {
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
 
+  // A model distilled to a number of levels (ModelInfo::sampling_levels)
+  // plans with exactly that many: other options.num_levels are an error.
+  //
   // Loads `model_path` onto `options.device` with the cost of its task (the
   // task files the model carries, model_task.h). A non-empty `task` (a
   // built-in name or a task folder) supplies the cost instead, and a model
@@ -203,7 +214,8 @@ class Planner {
   static std::unique_ptr<Planner> FromFile(const std::string& model_path,
                                            const PlannerOptions& options,
                                            const task::TaskSpec& task);
-  // The same with the options the model's task file tunes.
+  // The same with the options the model's task file tunes, moved to a
+  // distilled model's levels (AtLevels).
   static std::unique_ptr<Planner> FromFile(const std::string& model_path);
 
   // Starts an episode at `observation` (o_0): forgets the plan and the

@@ -33,6 +33,10 @@ struct ModelInfo {
   Prediction prediction = Prediction::kV;
   int train_window = 0;        // tokens per training window
   int action_repeat = 1;       // physics steps per control step of the data
+  // 0: trained at every noise level, it samples with any K. A model
+  // distilled for fewer sampling calls (distiller.h) samples with exactly
+  // this K, which planners and rollouts take from it.
+  int sampling_levels = 0;
   std::string notes;           // free text, e.g. the training command
   int format_version = kCheckpointFormatVersion;
   std::string library_version;  // filled in when saving
@@ -62,6 +66,11 @@ struct CheckpointExpectation {
 // normalizer stays on the CPU.
 Checkpoint LoadCheckpoint(const std::string& path, const CheckpointExpectation& expect = {},
                           c10::Device device = c10::Device(c10::kCPU));
+
+// The K to sample the model of `info` with: `asked`, or for 0 a distilled
+// model's own K (ModelInfo::sampling_levels), else 16. Throws
+// std::invalid_argument when a distilled model is asked for another K.
+int SamplingLevels(const ModelInfo& info, int asked);
 
 // Human-readable summary of a checkpoint (for `dfmpc info`).
 std::string DescribeCheckpoint(const Checkpoint& checkpoint);

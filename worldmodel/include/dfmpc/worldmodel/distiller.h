@@ -1,0 +1,103 @@
+// Progressive step distillation (Salimans & Ho, 2022) of a diffusion-forcing
+// world model: a student learns to take in one DDIM step of a K / 2-level
+// grid the two deterministic steps its teacher takes on the K-level grid, so
+// that sampling with the student needs half the model calls. Applied again
+// to its own student it halves K again (16 -> 8 -> 4 -> 2).
+//
+// Every token of a training window gets its own level k of the student's
+// grid, as in diffusion forcing: clean (k = 0) with probability clean_prob,
+// else uniform in 1..K / 2, or, for a fraction pyramid_prob of the windows,
+// the pattern pyramid sampling produces (a clean prefix, then levels rising
+// along the tokens). Student level k is teacher level 2k (both map to the
+// same training timestep, noise_schedule.h). The teacher takes every noisy
+// token from 2k to 2k - 1 and then to 2k - 2 in two calls over the whole
+// window; the student's target is the output that makes one DDIM step from
+// 2k land on the teacher's result (DistillationTarget), and its loss is the
+// mean squared error over the noisy tokens in the model's parameterisation
+// (v by default, which the paper recommends). A model with the known-action
+// side input (transformer.h) gets each token's clean action through it with
+// probability known_action_prob, the teacher and the student alike.
+//
+// The student starts from the teacher's weights; AdamW with warmup and
+// cosine decay, gradient clipping, and an EMA of the weights that is
+// validated and returned for sampling. Runs on one device, without resume.
+#ifndef DFMPC_WORLDMODEL_DISTILLER_H_
+#define DFMPC_WORLDMODEL_DISTILLER_H_
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/trainer.h"
+#include "dfmpc/worldmodel/transformer.h"
+
+namespace dfmpc::worldmodel {
+
+struct DistillerOptions {
+  int teacher_levels = 16;  // K of the teacher's grid (even); the student samples at K / 2
+  int steps = 2000;
+  int batch_size = 32;
+  int window = 40;  // tokens per window, at most the teacher's training window
+  double learning_rate = 2e-4;
+  double min_learning_rate_ratio = 0.1;
+  int warmup_steps = 100;
+  double weight_decay = 0.0;
+  double grad_clip = 1.0;
+  double ema_decay = 0.999;
+  double clean_prob = 0.25;
+  double pyramid_prob = 0.5;
+  double known_action_prob = 0.5;          // models with the known-action input only
+  Prediction prediction = Prediction::kV;  // the teacher's parameterisation
+  int validate_every = 250;
+  int validation_windows = 256;
+  uint64_t seed = 0;  // windows and noise
+
+  // Throws std::invalid_argument naming the first impossible option.
+  void Validate() const;
+};
+
+// The model output (of kind `prediction`) at the noisy input `x_from` of
+// alpha-bar `ab_from` whose deterministic DDIM step to alpha-bar `ab_to`
+// gives exactly `x_to`. Needs ab_from < ab_to <= 1 (a step towards clean);
+// all four broadcast against each other.
+at::Tensor DistillationTarget(Prediction prediction, const at::Tensor& x_from,
+                              const at::Tensor& x_to, const at::Tensor& ab_from,
+                              const at::Tensor& ab_to);
+
+class Distiller {
+ public:
+  // `teacher` (not changed; must outlive the distiller) samples on a grid
+  // of options.teacher_levels levels of `schedule`. `train` and
+  // `validation` are normalized token sequences [T_i, d] of at least
+  // options.window tokens, normalized as the teacher's data was. Throws
+  // std::invalid_argument for impossible options or data.
+  Distiller(DfTransformerImpl& teacher, const NoiseSchedule& schedule,
+            const DistillerOptions& options, std::vector<at::Tensor> train,
+            std::vector<at::Tensor> validation);
+  ~Distiller();
+
+  // Runs options.steps optimizer steps; `on_progress` after each, `on_log`
+  // after each validation with the whole log.
+  void Run(const std::function<void(const TrainProgress&)>& on_progress,
+           const std::function<void(const std::vector<TrainLogRow>&)>& on_log);
+
+  // Loss of the student's EMA weights against the teacher's two steps on
+  // fixed validation windows and noise (before Run: the teacher's own
+  // one-step loss, since the student starts as the teacher).
+  double ValidationLoss();
+  // The student's EMA weights, to sample with at teacher_levels / 2.
+  DfTransformerImpl& student();
+  const std::vector<TrainLogRow>& log() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dfmpc::worldmodel
+
+#endif  // DFMPC_WORLDMODEL_DISTILLER_H_
