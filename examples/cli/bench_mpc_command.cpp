@@ -78,7 +78,7 @@ struct Measured {
   double token_forwards = 0.0, calls = 0.0;
   double allocations = 0.0, allocated_kib = 0.0;  // CPU tensors, per control step
   double page_faults = 0.0;                          // minor faults, per control step
-  double reset_ms = 0.0;                             // the plan from noise before the steps
+  double reset_ms = 0.0;                             // Reset (the first plan), median
 };
 
 // Minor page faults of the calling thread so far: memory the allocator had
@@ -89,17 +89,22 @@ long MinorPageFaults() {
   return usage.ru_minflt;
 }
 
-// Times Reset, fills the context cache with `context` real steps, then
-// times `steps`.
+// Times Reset (the median of kResets), fills the context cache with
+// `context` real steps, then times `steps`.
 Measured Measure(planner::Planner& planner, envs::Env& env, int context, int steps,
                  ProgressBar& progress, long long& done) {
+  constexpr int kResets = 5;
   Eigen::VectorXd observation = env.Reset(0);
   Measured m;
-  const auto reset_start = std::chrono::steady_clock::now();
-  planner.Reset(observation);
-  m.reset_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                         reset_start)
-                   .count();
+  std::vector<double> resets;
+  for (int i = 0; i < kResets; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    planner.Reset(observation);
+    resets.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  m.reset_ms = Percentile(resets, 50);
   for (int s = 0; s < context + steps; ++s) {
     const AllocationCount before = CpuTensorAllocations();
     const long faults_before = MinorPageFaults();
