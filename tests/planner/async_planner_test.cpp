@@ -192,6 +192,12 @@ TEST(AsyncPlannerTest, OptimizationsThatCannotMeetTheirDeadlineRunLateAndShowInT
     observation = env->Step(action).observation;
     std::this_thread::sleep_for(milliseconds(2));
   }
+  // Each late plan runs to its end, so on a slow machine (or under a
+  // sanitizer) none may have finished yet: wait for the first, bounded.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (async.stats().plans < 1 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
   const AsyncStats stats = async.stats();
   EXPECT_GE(stats.plans, 1);
   EXPECT_EQ(stats.late, stats.plans);  // not one could start in 1 us
