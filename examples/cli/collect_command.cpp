@@ -1,5 +1,6 @@
-// dfmpc collect: roll a baseline policy out in a task and store the
-// trajectories as an HDF5 dataset (format: envs/DATASET.md).
+// dfmpc collect: roll a baseline policy, or the planner itself, out in a
+// task and store the trajectories as an HDF5 dataset (format:
+// envs/DATASET.md).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <csignal>
@@ -7,13 +8,16 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "dfmpc/envs/collect.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/policy.h"
+#include "dfmpc/task/task_spec.h"
 #include "output_path.h"
 #include "perturbation_flags.h"
+#include "planner_policy.h"
 #include "progress_bar.h"
 #include "task_option.h"
 
@@ -25,7 +29,17 @@ struct CollectCommandOptions {
   std::string out;
   std::string frames;  // "WxH" or empty
   PerturbationFlags perturbation;
+  PlannerFlags planner;  // for --policy dfmpc
 };
+
+// The planner's policy name: data from the planner itself.
+constexpr char kPlannerPolicy[] = "dfmpc";
+
+std::vector<std::string> CollectPolicyNames() {
+  std::vector<std::string> names = envs::BaselinePolicyNames();
+  names.push_back(kPlannerPolicy);
+  return names;
+}
 
 // What video models are trained on (`collect --frames` alone).
 constexpr char kDefaultFrameSize[] = "64x64";
@@ -53,6 +67,15 @@ void RunCollect(CollectCommandOptions o) {
   envs::CollectOptions& c = o.collect;
   if (!o.frames.empty()) ParseFrameSize(o.frames, &c.frame_width, &c.frame_height);
   c.env.perturbation = PerturbationFromFlags(o.perturbation);
+  if (!o.planner.model.empty() && c.policy != kPlannerPolicy) {
+    throw std::invalid_argument("--model is the planner's: it needs --policy dfmpc, not " +
+                                c.policy);
+  }
+  std::unique_ptr<PlannerPolicy> planner;
+  if (c.policy == kPlannerPolicy) {
+    planner = MakePlannerPolicy(o.planner, task::LoadTaskSpec(c.task));
+    c.env.action_repeat = ModelActionRepeat(*planner, c.env.action_repeat);
+  }
   const long long total = static_cast<long long>(std::max(c.episodes, 0)) *
                           envs::MakeEnv(c.task, c.env)->episode_length();
 
@@ -62,11 +85,13 @@ void RunCollect(CollectCommandOptions o) {
   ProgressBar progress("collect " + c.task, total);
   envs::CollectSummary summary;
   try {
-    summary = envs::CollectDataset(o.out, c, [&](long long steps, int episode) {
+    const auto on_step = [&](long long steps, int episode) {
       if (interrupted) throw std::runtime_error("interrupted: no dataset written");
       progress.Update(steps,
                       "episode " + std::to_string(episode + 1) + "/" + std::to_string(c.episodes));
-    });
+    };
+    summary = planner ? envs::CollectDataset(o.out, c, *planner, on_step)
+                      : envs::CollectDataset(o.out, c, on_step);
   } catch (...) {
     std::signal(SIGINT, previous_int);
     std::signal(SIGTERM, previous_term);
@@ -87,15 +112,17 @@ void RunCollect(CollectCommandOptions o) {
 void AddCollectCommand(CLI::App& app) {
   auto options = std::make_shared<CollectCommandOptions>();
   envs::CollectOptions& c = options->collect;
-  CLI::App* cmd =
-      app.add_subcommand("collect", "Roll out a baseline policy and save an HDF5 dataset");
+  CLI::App* cmd = app.add_subcommand(
+      "collect", "Roll out a baseline policy or the planner and save an HDF5 dataset");
   cmd->add_option("--task", c.task, "a built-in task or a task folder")
       ->required()
       ->check(TaskNameOrFolder());
   cmd->add_option("--episodes", c.episodes, "episodes to collect")->capture_default_str();
   cmd->add_option("--policy", c.policy,
-                  "random, oracle, or mixed (noisy oracle with random segments)")
-      ->check(CLI::IsMember(envs::BaselinePolicyNames()))
+                  "random, oracle, mixed (noisy oracle with random segments), or dfmpc (the "
+                  "planner with --model and the planner options: data from the planner itself, "
+                  "docs/experiments.md, Data from the planner)")
+      ->check(CLI::IsMember(CollectPolicyNames()))
       ->capture_default_str();
   cmd->add_option("--out", options->out, "output .h5 file (written atomically)")
       ->required()
@@ -106,12 +133,13 @@ void AddCollectCommand(CLI::App& app) {
       "also store frames rendered from the task's fixed camera, WIDTHxHEIGHT (alone: 64x64)");
   frames->expected(0, 1);
   cmd->add_option("--action-repeat", c.env.action_repeat,
-                  "physics steps per control step (default: the task file's)");
+                  "physics steps per control step (default: the task file's; dfmpc: the model's)");
   cmd->add_option("--episode-physics-steps", c.env.episode_physics_steps,
                   "simulated time of an episode in physics steps (default: the task file's; "
                   "dm_control: 1000); a multiple of --action-repeat");
   cmd->add_option("--threads", c.threads, "oracle rollout threads")->capture_default_str();
   AddPerturbationFlags(*cmd, options->perturbation);
+  AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   cmd->callback([options, frames] {
     if (frames->count() > 0 && options->frames.empty()) options->frames = kDefaultFrameSize;
     RunCollect(*options);

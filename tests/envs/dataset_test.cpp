@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dfmpc/envs/collect.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/envs/perturbation.h"
 #include "dfmpc/envs/policy.h"
@@ -23,7 +25,8 @@ class DatasetTest : public testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::path(testing::TempDir()) /
-           ("dfmpc_dataset_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("dfmpc_dataset_" +
+            std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -59,7 +62,8 @@ class DatasetTest : public testing::Test {
   // Commits a dataset of one `steps`-step reacher episode at `name`; returns its path.
   std::string WriteOneEpisode(const std::string& name, int steps) const;
   std::size_t FilesInDir() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+    return static_cast<std::size_t>(
+        std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
   }
 
   fs::path dir_;
@@ -126,6 +130,53 @@ TEST_F(DatasetTest, RoundTripsEpisodesAndMetadata) {
   ASSERT_EQ(data.frames.size(), 40u * 4 * 3 * 3);
   EXPECT_EQ(data.frames[20 * 36], b.frames[0][0]);
   EXPECT_TRUE(ReadDataset(path, false).frames.empty());
+}
+
+// A policy the caller brings (the planner, in `dfmpc collect --policy
+// dfmpc`): its own actions and name are what the dataset holds, and it is
+// reset at every episode's first observation.
+class HalfFirstObservation final : public Policy {
+ public:
+  void Reset(const Eigen::VectorXd& observation) override {
+    ++resets;
+    first = observation;
+  }
+  Eigen::VectorXd Act(const Eigen::VectorXd& observation) override {
+    ++acts;
+    return Eigen::VectorXd::Constant(2, 0.5 * std::tanh(first(0)));
+  }
+  int resets = 0, acts = 0;
+  Eigen::VectorXd first;
+};
+
+TEST_F(DatasetTest, CollectsTheCallersPolicyUnderItsName) {
+  CollectOptions options;
+  options.task = "reacher";
+  options.episodes = 2;
+  options.policy = "half-first-observation";
+  options.seed = 7;
+  options.env.episode_physics_steps = 15;
+  HalfFirstObservation policy;
+  const std::string path = Path("callers.h5");
+  const CollectSummary summary = CollectDataset(path, options, policy);
+  EXPECT_EQ(summary.episodes, 2);
+  EXPECT_EQ(summary.steps, 30);
+  EXPECT_EQ(policy.resets, 2);
+  EXPECT_EQ(policy.acts, 30);
+  const Dataset data = ReadDataset(path);
+  EXPECT_EQ(data.info.policy, "half-first-observation");
+  EXPECT_EQ(data.info.seed, 7u);
+  ASSERT_EQ(data.num_episodes(), 2);
+  for (int e = 0; e < 2; ++e) {
+    const int start = data.episode_starts[e];
+    const float expected = static_cast<float>(0.5 * std::tanh(data.observations(start, 0)));
+    EXPECT_NEAR(data.actions(start + 14, 1), expected, 1e-6) << "episode " << e;
+  }
+  // The episodes are the baseline collection's with the same seed.
+  options.policy = "random";
+  const std::string baseline = Path("random.h5");
+  CollectDataset(baseline, options);
+  EXPECT_EQ(ReadDataset(baseline).observations.row(15), data.observations.row(15));
 }
 
 // Version 1 read one reward per control step; its returns at an action

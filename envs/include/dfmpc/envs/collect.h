@@ -1,6 +1,7 @@
-// Collecting a dataset: a baseline policy rolled out for some episodes of a
-// task, written as one HDF5 file (format: envs/DATASET.md). What `dfmpc
-// collect` and Python's dfmpc.collect run.
+// Collecting a dataset: a policy (a baseline, or one the caller brings, such
+// as the planner) rolled out for some episodes of a task, written as one HDF5
+// file (format: envs/DATASET.md). What `dfmpc collect` and Python's
+// dfmpc.collect run.
 #ifndef DFMPC_ENVS_COLLECT_H_
 #define DFMPC_ENVS_COLLECT_H_
 
@@ -12,10 +13,12 @@
 
 namespace dfmpc::envs {
 
+class Policy;
+
 struct CollectOptions {
   std::string task;
   int episodes = 10;
-  std::string policy = "mixed";  // a BaselinePolicyNames() entry
+  std::string policy = "mixed";  // a BaselinePolicyNames() entry, or the caller's policy's name
   std::uint64_t seed = 0;        // of the episodes and the policy
   int frame_width = 0;           // > 0 with frame_height: store frames
   int frame_height = 0;
@@ -40,6 +43,14 @@ std::uint64_t EpisodeSeed(std::uint64_t seed, int episode);
 // impossible options (naming them) and what the environment, the policy and
 // the writer throw.
 CollectSummary CollectDataset(const std::string& path, const CollectOptions& options,
+                              const std::function<void(long long, int)>& on_step = {});
+
+// The same with the caller's `policy` in place of a baseline, recorded under
+// the name options.policy (e.g. "dfmpc": data from the planner itself, which
+// the planner's next model trains on). `policy` must be made for the
+// environment options.env describes (its action repeat above all).
+CollectSummary CollectDataset(const std::string& path, const CollectOptions& options,
+                              Policy& policy,
                               const std::function<void(long long, int)>& on_step = {});
 
 }  // namespace dfmpc::envs
