@@ -35,6 +35,7 @@ planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task, int mo
   resolved.guidance_scale = guidance_scale.value_or(tuned.guidance_scale);
   resolved.eta = eta.value_or(tuned.eta);
   resolved.action_window = action_window.value_or(tuned.action_window);
+  resolved.action_gain = action_gain.value_or(tuned.action_gain);
   resolved.value_weight = value_weight.value_or(tuned.value_weight);
   resolved.value_step = value_step.value_or(tuned.value_step);
   return resolved;
@@ -103,6 +104,10 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
                  "the executed action is the mean of the plan's first W actions; 1: the first "
                  "alone" +
                      task_or(defaults.action_window));
+  cmd.add_option("--action-gain", flags.action_gain,
+                 "the executed action is G times the window's mean, clamped to [-1, 1]; 1: the "
+                 "mean itself" +
+                     task_or(defaults.action_gain));
   cmd.add_option("--value-model", o.value_model,
                  "a critic from `dfmpc train-value` whose value joins each plan's cost "
                  "(default: none)")
@@ -183,6 +188,7 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
   if (options.action_window > 1) text << ", action window " << options.action_window;
+  if (options.action_gain != 1.0) text << ", action gain " << options.action_gain;
   if (!options.value_model.empty()) {
     text << ", value " << options.value_weight << " x " << options.value_model << " at step "
          << (options.value_step > 0 ? std::to_string(options.value_step) : "H / 2");

@@ -129,8 +129,9 @@ class AsyncPlanner::Impl {
     control_step_ = step;
     published_.wait_for(lock, options_.max_wait, [&] { return plan_.step >= step; });
     const std::int64_t age = step - plan_.step;
+    const PlannerOptions& options = planner_->options();
     last_action_ =
-        PlannedAction(plan_.chosen, plan_.actions, age, planner_->options().action_window);
+        PlannedAction(plan_.chosen, plan_.actions, age, options.action_window, options.action_gain);
     ++stats_.steps;
     if (age > 0) ++stats_.misses;
     stats_.max_action_age = std::max(stats_.max_action_age, age);

@@ -12,9 +12,10 @@ namespace dfmpc::planner {
 // The action window's mean (PlannerOptions::action_window): `own`, the
 // action for the step `age` steps after the plan's, averaged with the
 // plan's finite actions for the `window` - 1 steps after it (rows age + 1
-// on of `actions`, as many as it has), clamped to [-1, 1].
+// on of `actions`, as many as it has), times `gain`
+// (PlannerOptions::action_gain), clamped to [-1, 1].
 inline Eigen::VectorXd WindowedAction(const Eigen::VectorXd& own, const Eigen::MatrixXd& actions,
-                                      std::int64_t age, int window) {
+                                      std::int64_t age, int window, double gain) {
   Eigen::VectorXd sum = own;
   int count = 1;
   for (std::int64_t row = age + 1; row < age + window && row < actions.rows(); ++row) {
@@ -22,18 +23,18 @@ inline Eigen::VectorXd WindowedAction(const Eigen::VectorXd& own, const Eigen::M
     sum += actions.row(row).transpose();
     ++count;
   }
-  return (sum / count).cwiseMax(-1.0).cwiseMin(1.0);
+  return (gain / count * sum).cwiseMax(-1.0).cwiseMin(1.0);
 }
 
-// `chosen` (the action the step settled on, already windowed) for age 0;
+// `chosen` (the action the step settled on, already windowed and scaled) for age 0;
 // the windowed row `age` of `actions` (the kept plan's actions, H rows or
 // none) for a later step; zero past the plan's end or for a row that is
 // not finite.
 inline Eigen::VectorXd PlannedAction(const Eigen::VectorXd& chosen, const Eigen::MatrixXd& actions,
-                                     std::int64_t age, int window) {
+                                     std::int64_t age, int window, double gain) {
   if (age == 0) return chosen;
   if (age > 0 && age < actions.rows() && actions.row(age).allFinite()) {
-    return WindowedAction(actions.row(age).transpose(), actions, age, window);
+    return WindowedAction(actions.row(age).transpose(), actions, age, window, gain);
   }
   return Eigen::VectorXd::Zero(chosen.size());
 }

@@ -1,9 +1,11 @@
 // The action window (issue 31, item 1): the executed action is the mean of
-// the plan's first W actions, and the planner's actions chatter less.
+// the plan's first W actions, and the planner's actions chatter less; the
+// action gain (item 5) scales that mean before it is clamped.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -24,28 +26,58 @@ TEST(ActionWindowTest, AveragesTheStepsActionWithThePlansNextOnes) {
       0.6, 0.8,         //
       1.0, -1.0;
   const Eigen::VectorXd own = Eigen::Vector2d(0.4, 0.0);
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 1).isApprox(own));
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 3).isApprox(Eigen::Vector2d(0.4, 0.4 / 3)));
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 1, 1.0).isApprox(own));
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 1.0).isApprox(Eigen::Vector2d(0.4, 0.4 / 3)));
   // The window ends with the plan; a later step averages the rows after its own.
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 8).isApprox(Eigen::Vector2d(0.55, -0.15)));
-  EXPECT_TRUE(PlannedAction(own, actions, 2, 2).isApprox(Eigen::Vector2d(0.8, -0.1)));
-  EXPECT_TRUE(PlannedAction(own, actions, 0, 4).isApprox(own));  // already windowed
-  EXPECT_TRUE(PlannedAction(own, actions, 4, 2).isZero());       // past the plan
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 8, 1.0).isApprox(Eigen::Vector2d(0.55, -0.15)));
+  EXPECT_TRUE(PlannedAction(own, actions, 2, 2, 1.0).isApprox(Eigen::Vector2d(0.8, -0.1)));
+  EXPECT_TRUE(PlannedAction(own, actions, 0, 4, 1.0).isApprox(own));  // already windowed
+  EXPECT_TRUE(PlannedAction(own, actions, 4, 2, 1.0).isZero());       // past the plan
   // Rows the model never estimated (NaN) are left out, and the mean is clamped.
   actions(2, 0) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_TRUE(WindowedAction(Eigen::Vector2d(3.0, 0.0), actions, 1, 3)
+  EXPECT_TRUE(WindowedAction(Eigen::Vector2d(3.0, 0.0), actions, 1, 3, 1.0)
                   .isApprox(Eigen::Vector2d(1.0, -0.5)));
+}
+
+TEST(ActionWindowTest, TheGainScalesTheWindowsMeanBeforeTheClamp) {
+  Eigen::MatrixXd actions(3, 2);
+  actions << 0.2, -0.1,  //
+      0.4, -0.3,         //
+      0.6, 0.1;
+  const Eigen::VectorXd own = Eigen::Vector2d(0.2, -0.1);
+  // Mean of rows 0-2: (0.4, -0.1); times 1.5: (0.6, -0.15).
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 1.5).isApprox(Eigen::Vector2d(0.6, -0.15)));
+  // Times 3: (1.2, -0.3), the first clamped to the limit.
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 3.0).isApprox(Eigen::Vector2d(1.0, -0.3)));
+  // A later step's row is scaled the same; step 0's choice was already.
+  EXPECT_TRUE(PlannedAction(own, actions, 1, 2, 2.0).isApprox(Eigen::Vector2d(1.0, -0.2)));
+  EXPECT_TRUE(PlannedAction(own, actions, 0, 2, 2.0).isApprox(own));
+}
+
+// Two planners with the same seed, reset to the same observation: `base`
+// with `options`, `changed` with `options` after `change`.
+struct PlannerPair {
+  std::unique_ptr<Planner> base, changed;
+};
+PlannerPair ResetPair(PlannerOptions options, const std::function<void(PlannerOptions&)>& change,
+                      const Eigen::VectorXd& observation) {
+  PlannerPair pair;
+  pair.base = MakePlanner(options);
+  change(options);
+  pair.changed = MakePlanner(options);
+  pair.base->Reset(observation);
+  pair.changed->Reset(observation);
+  return pair;
 }
 
 TEST(ActionWindowTest, ThePlannerExecutesTheWindowsMean) {
   PlannerOptions options = Small(PlanMode::kWarm);
   options.candidates = 4;  // the step's choice is the best plan's first action
-  std::unique_ptr<Planner> first = MakePlanner(options);
-  options.action_window = 4;
-  std::unique_ptr<Planner> windowed = MakePlanner(options);
   const Eigen::VectorXd observation = Eigen::Vector3d(-1.0, 0.1, 0.5);
-  first->Reset(observation);
-  windowed->Reset(observation);
+  PlannerPair pair = ResetPair(
+      options, [](PlannerOptions& o) { o.action_window = 4; }, observation);
+  Planner* first = pair.base.get();
+  Planner* windowed = pair.changed.get();
   // The same seed plans the same: only the executed action differs.
   const Eigen::MatrixXd& plan = windowed->plan().actions;
   // (Rows the first plan never estimated are NaN: compare those the window reads.)
@@ -60,9 +92,37 @@ TEST(ActionWindowTest, ThePlannerExecutesTheWindowsMean) {
   // A step observed but not yet planned reads the plan one row on, windowed.
   windowed->Observe(observation);
   EXPECT_TRUE(windowed->Action().isApprox(
-      PlannedAction(expected, windowed->plan().actions, 1, 4), 1e-12));
+      PlannedAction(expected, windowed->plan().actions, 1, 4, 1.0), 1e-12));
   const Eigen::VectorXd later = windowed->plan().actions.middleRows(1, 4).colwise().mean();
   EXPECT_TRUE(windowed->Action().isApprox(later.cwiseMax(-1.0).cwiseMin(1.0), 1e-9));
+}
+
+TEST(ActionWindowTest, ThePlannerExecutesTheGainTimesTheWindowsMean) {
+  PlannerOptions options = Small(PlanMode::kWarm);
+  options.action_window = 2;
+  const Eigen::VectorXd observation = Eigen::Vector3d(-1.0, 0.1, 0.5);
+  PlannerPair pair = ResetPair(
+      options, [](PlannerOptions& o) { o.action_gain = 1.7; }, observation);
+  Planner* plain = pair.base.get();
+  Planner* scaled = pair.changed.get();
+  // The gain touches the executed action only: the same seed plans the same.
+  const Eigen::VectorXd mean = plain->Act(observation);
+  const Eigen::VectorXd action = scaled->Act(observation);
+  ASSERT_TRUE(scaled->plan().actions.topRows(3).isApprox(plain->plan().actions.topRows(3)));
+  ASSERT_LT(mean.cwiseAbs().maxCoeff(), 1.0);  // the plain mean was not clamped
+  EXPECT_TRUE(action.isApprox((1.7 * mean).cwiseMax(-1.0).cwiseMin(1.0), 1e-9));
+  EXPECT_GT(action.cwiseAbs().sum(), mean.cwiseAbs().sum());
+}
+
+TEST(ActionWindowTest, ImpossibleGainsAreRefused) {
+  PlannerOptions options = Small(PlanMode::kWarm);
+  for (double gain : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                      std::numeric_limits<double>::infinity()}) {
+    options.action_gain = gain;
+    EXPECT_THROW(options.Validate(), std::invalid_argument) << gain;
+  }
+  options.action_gain = 1.3;
+  EXPECT_NO_THROW(options.Validate());
 }
 
 TEST(ActionWindowTest, ImpossibleWindowsAreRefused) {

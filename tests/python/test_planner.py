@@ -86,6 +86,8 @@ def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_mo
     assert dfmpc.tuned_options("cartpole_swingup").renoise_levels == 8
     assert (tuned.action_window, planner.options.action_window) == (8, 8)
     assert dfmpc.Planner.from_file(pendulum_model, action_window=1).options.action_window == 1
+    assert (tuned.action_gain, planner.options.action_gain) == (1.4, 1.4)
+    assert dfmpc.Planner.from_file(pendulum_model, action_gain=1.0).options.action_gain == 1.0
 
 
 def test_block_cache_options_reach_the_planner(pendulum_model):

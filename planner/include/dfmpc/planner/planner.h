@@ -84,6 +84,13 @@ struct PlannerOptions {
   // integrates them, so their local mean moves it alike, without the
   // chatter (docs/experiments.md, Smoothness).
   int action_window = 1;
+  // The executed action is action_gain times that mean, clamped to [-1, 1]
+  // (> 0; 1: the mean itself). The plans' actions follow the data's
+  // behaviour policy, which seldom saturates, and the window's mean shrinks
+  // them further; a gain above 1 gives back the actuator's last fraction,
+  // which a weak or heavily damped joint needs (docs/experiments.md,
+  // Robustness). The context records the action applied.
+  double action_gain = 1.0;
   // A critic (`dfmpc train-value`) whose value joins each plan's cost:
   // value_weight times the discounted steps of reward it expects to be
   // missed from the plan's observation value_step steps ahead on (1..H; 0:
@@ -130,7 +137,7 @@ struct PlannerOptions {
 // defaults above, changed by its task file's [planner] table (keys mode,
 // horizon, levels, uncertainty, calls_per_step, renoise_levels, front_tokens,
 // refresh_every, candidates, selection, temperature, guidance_scale, eta,
-// action_window, value_weight, value_step, context_length, sinks). The cart-pole tasks
+// action_window, action_gain, value_weight, value_step, context_length, sinks). The cart-pole tasks
 // re-noise 8 levels, pendulum_swingup_novel plans 16 tokens; their task
 // files say why. Throws std::invalid_argument naming the file and key of an
 // unknown or impossible option.
