@@ -36,6 +36,7 @@ planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task, int mo
   resolved.eta = eta.value_or(tuned.eta);
   resolved.action_window = action_window.value_or(tuned.action_window);
   resolved.action_gain = action_gain.value_or(tuned.action_gain);
+  resolved.action_gain_knee = action_gain_knee.value_or(tuned.action_gain_knee);
   resolved.value_weight = value_weight.value_or(tuned.value_weight);
   resolved.value_step = value_step.value_or(tuned.value_step);
   return resolved;
@@ -108,6 +109,10 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
                  "the executed action is G times the window's mean, clamped to [-1, 1]; 1: the "
                  "mean itself" +
                      task_or(defaults.action_gain));
+  cmd.add_option("--action-gain-knee", flags.action_gain_knee,
+                 "the gain multiplies only the part of |action| above this knee, in [0, 1); 0: "
+                 "the whole action" +
+                     task_or(defaults.action_gain_knee));
   cmd.add_option("--value-model", o.value_model,
                  "a critic from `dfmpc train-value` whose value joins each plan's cost "
                  "(default: none)")
@@ -188,7 +193,10 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
   if (options.action_window > 1) text << ", action window " << options.action_window;
-  if (options.action_gain != 1.0) text << ", action gain " << options.action_gain;
+  if (options.action_gain != 1.0) {
+    text << ", action gain " << options.action_gain;
+    if (options.action_gain_knee > 0.0) text << " above " << options.action_gain_knee;
+  }
   if (!options.value_model.empty()) {
     text << ", value " << options.value_weight << " x " << options.value_model << " at step "
          << (options.value_step > 0 ? std::to_string(options.value_step) : "H / 2");

@@ -27,7 +27,8 @@ struct PlannerFlags {
   std::optional<std::string> mode, selection;
   std::optional<int> horizon, levels, calls_per_step, renoise_levels, front_tokens, refresh_every,
       candidates, context_length, sinks, value_step, action_window;
-  std::optional<double> uncertainty, temperature, guidance_scale, eta, action_gain, value_weight;
+  std::optional<double> uncertainty, temperature, guidance_scale, eta, action_gain,
+      action_gain_knee, value_weight;
 
   // `options` for `task`: parses mode and selection (std::invalid_argument
   // if unknown) and fills what was not given from TunedPlannerOptions(task),

@@ -130,8 +130,8 @@ class AsyncPlanner::Impl {
     published_.wait_for(lock, options_.max_wait, [&] { return plan_.step >= step; });
     const std::int64_t age = step - plan_.step;
     const PlannerOptions& options = planner_->options();
-    last_action_ =
-        PlannedAction(plan_.chosen, plan_.actions, age, options.action_window, options.action_gain);
+    last_action_ = PlannedAction(plan_.chosen, plan_.actions, age, options.action_window,
+                                 options.action_gain, options.action_gain_knee);
     ++stats_.steps;
     if (age > 0) ++stats_.misses;
     stats_.max_action_age = std::max(stats_.max_action_age, age);

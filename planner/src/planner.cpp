@@ -362,7 +362,7 @@ class Planner::Impl {
       plan_ = std::move(choice->plan);
       plan_out_ = std::move(choice->described);
       action_now_ = WindowedAction(choice->action, plan_out_.actions, 0, options_.action_window,
-                                   options_.action_gain);
+                                   options_.action_gain, options_.action_gain_knee);
       plan_out_.levels.resize(options_.horizon);
       for (int t = 0; t < options_.horizon; ++t) {
         plan_out_.levels[t] = program->level(program->rows() - 1, t);
@@ -387,7 +387,7 @@ class Planner::Impl {
   Eigen::VectorXd Action() const {
     if (plan_step_ < 0) return Eigen::VectorXd::Zero(action_dim());  // Reset's first plan
     return PlannedAction(action_now_, plan_out_.actions, queue_.newest_step() - plan_step_,
-                         options_.action_window, options_.action_gain);
+                         options_.action_window, options_.action_gain, options_.action_gain_knee);
   }
 
   const Plan& plan() const { return plan_out_; }

@@ -57,6 +57,7 @@ PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
   options.eta = tuned.Number("eta", options.eta);
   options.action_window = tuned.Integer("action_window", options.action_window);
   options.action_gain = tuned.Number("action_gain", options.action_gain);
+  options.action_gain_knee = tuned.Number("action_gain_knee", options.action_gain_knee);
   options.value_weight = tuned.Number("value_weight", options.value_weight);
   options.value_step = tuned.Integer("value_step", options.value_step);
   options.context_length = tuned.Integer("context_length", options.context_length);
@@ -104,6 +105,8 @@ void PlannerOptions::Validate() const {
               " (1: the first action alone), got " + std::to_string(action_window));
   Require(std::isfinite(action_gain) && action_gain > 0.0,
           "action gain must be finite and > 0 (1: the planned action itself)");
+  Require(std::isfinite(action_gain_knee) && action_gain_knee >= 0.0 && action_gain_knee < 1.0,
+          "action gain knee must be in [0, 1) (0: the gain scales the whole action)");
   Require(std::isfinite(value_weight) && value_weight > 0.0, "value weight must be finite and > 0");
   Require(value_step >= 0 && value_step <= horizon,
           "value step must be in 0..H = " + std::to_string(horizon) +

@@ -112,6 +112,7 @@ void BindOptions(py::module_& module) {
       .def_readwrite("temperature", &PlannerOptions::temperature)
       .def_readwrite("action_window", &PlannerOptions::action_window)
       .def_readwrite("action_gain", &PlannerOptions::action_gain)
+      .def_readwrite("action_gain_knee", &PlannerOptions::action_gain_knee)
       .def_readwrite("guidance_scale", &PlannerOptions::guidance_scale)
       .def_readwrite("eta", &PlannerOptions::eta)
       .def_readwrite("value_model", &PlannerOptions::value_model)

@@ -1,6 +1,6 @@
 // The action window (issue 31, item 1): the executed action is the mean of
 // the plan's first W actions, and the planner's actions chatter less; the
-// action gain (item 5) scales that mean before it is clamped.
+// action gain (item 5) scales that mean, above its knee, before it is clamped.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
@@ -26,16 +26,16 @@ TEST(ActionWindowTest, AveragesTheStepsActionWithThePlansNextOnes) {
       0.6, 0.8,         //
       1.0, -1.0;
   const Eigen::VectorXd own = Eigen::Vector2d(0.4, 0.0);
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 1, 1.0).isApprox(own));
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 1.0).isApprox(Eigen::Vector2d(0.4, 0.4 / 3)));
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 1, 1.0, 0.0).isApprox(own));
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 1.0, 0.0).isApprox(Eigen::Vector2d(0.4, 0.4 / 3)));
   // The window ends with the plan; a later step averages the rows after its own.
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 8, 1.0).isApprox(Eigen::Vector2d(0.55, -0.15)));
-  EXPECT_TRUE(PlannedAction(own, actions, 2, 2, 1.0).isApprox(Eigen::Vector2d(0.8, -0.1)));
-  EXPECT_TRUE(PlannedAction(own, actions, 0, 4, 1.0).isApprox(own));  // already windowed
-  EXPECT_TRUE(PlannedAction(own, actions, 4, 2, 1.0).isZero());       // past the plan
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 8, 1.0, 0.0).isApprox(Eigen::Vector2d(0.55, -0.15)));
+  EXPECT_TRUE(PlannedAction(own, actions, 2, 2, 1.0, 0.0).isApprox(Eigen::Vector2d(0.8, -0.1)));
+  EXPECT_TRUE(PlannedAction(own, actions, 0, 4, 1.0, 0.0).isApprox(own));  // already windowed
+  EXPECT_TRUE(PlannedAction(own, actions, 4, 2, 1.0, 0.0).isZero());       // past the plan
   // Rows the model never estimated (NaN) are left out, and the mean is clamped.
   actions(2, 0) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_TRUE(WindowedAction(Eigen::Vector2d(3.0, 0.0), actions, 1, 3, 1.0)
+  EXPECT_TRUE(WindowedAction(Eigen::Vector2d(3.0, 0.0), actions, 1, 3, 1.0, 0.0)
                   .isApprox(Eigen::Vector2d(1.0, -0.5)));
 }
 
@@ -46,12 +46,27 @@ TEST(ActionWindowTest, TheGainScalesTheWindowsMeanBeforeTheClamp) {
       0.6, 0.1;
   const Eigen::VectorXd own = Eigen::Vector2d(0.2, -0.1);
   // Mean of rows 0-2: (0.4, -0.1); times 1.5: (0.6, -0.15).
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 1.5).isApprox(Eigen::Vector2d(0.6, -0.15)));
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 1.5, 0.0).isApprox(Eigen::Vector2d(0.6, -0.15)));
   // Times 3: (1.2, -0.3), the first clamped to the limit.
-  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 3.0).isApprox(Eigen::Vector2d(1.0, -0.3)));
+  EXPECT_TRUE(WindowedAction(own, actions, 0, 3, 3.0, 0.0).isApprox(Eigen::Vector2d(1.0, -0.3)));
   // A later step's row is scaled the same; step 0's choice was already.
-  EXPECT_TRUE(PlannedAction(own, actions, 1, 2, 2.0).isApprox(Eigen::Vector2d(1.0, -0.2)));
-  EXPECT_TRUE(PlannedAction(own, actions, 0, 2, 2.0).isApprox(own));
+  EXPECT_TRUE(PlannedAction(own, actions, 1, 2, 2.0, 0.0).isApprox(Eigen::Vector2d(1.0, -0.2)));
+  EXPECT_TRUE(PlannedAction(own, actions, 0, 2, 2.0, 0.0).isApprox(own));
+}
+
+TEST(ActionWindowTest, TheKneeLeavesSmallActionsAndAmplifiesOnlyTheExcess) {
+  const Eigen::VectorXd mean = Eigen::Vector4d(0.3, -0.5, 0.9, -0.4);
+  // Knee 0.4, gain 2: 0.3 and the knee itself pass; -0.5 -> -(0.4 + 2 x 0.1);
+  // 0.9 -> 0.4 + 2 x 0.5 = 1.4, clamped.
+  EXPECT_TRUE(AmplifiedAction(mean, 2.0, 0.4).isApprox(Eigen::Vector4d(0.3, -0.6, 1.0, -0.4)));
+  // Knee 0 scales the whole action, as the gain alone does.
+  EXPECT_TRUE(AmplifiedAction(mean, 2.0, 0.0).isApprox(Eigen::Vector4d(0.6, -1.0, 1.0, -0.8)));
+  // Through the window: rows 0-1 average to (0.5, 0.1); the knee keeps the 0.1.
+  Eigen::MatrixXd actions(2, 2);
+  actions << 0.4, 0.2,  //
+      0.6, 0.0;
+  EXPECT_TRUE(WindowedAction(actions.row(0).transpose(), actions, 0, 2, 3.0, 0.2)
+                  .isApprox(Eigen::Vector2d(1.0, 0.1)));
 }
 
 // Two planners with the same seed, reset to the same observation: `base`
@@ -92,7 +107,7 @@ TEST(ActionWindowTest, ThePlannerExecutesTheWindowsMean) {
   // A step observed but not yet planned reads the plan one row on, windowed.
   windowed->Observe(observation);
   EXPECT_TRUE(windowed->Action().isApprox(
-      PlannedAction(expected, windowed->plan().actions, 1, 4, 1.0), 1e-12));
+      PlannedAction(expected, windowed->plan().actions, 1, 4, 1.0, 0.0), 1e-12));
   const Eigen::VectorXd later = windowed->plan().actions.middleRows(1, 4).colwise().mean();
   EXPECT_TRUE(windowed->Action().isApprox(later.cwiseMax(-1.0).cwiseMin(1.0), 1e-9));
 }
@@ -101,17 +116,25 @@ TEST(ActionWindowTest, ThePlannerExecutesTheGainTimesTheWindowsMean) {
   PlannerOptions options = Small(PlanMode::kWarm);
   options.action_window = 2;
   const Eigen::VectorXd observation = Eigen::Vector3d(-1.0, 0.1, 0.5);
-  PlannerPair pair = ResetPair(
-      options, [](PlannerOptions& o) { o.action_gain = 1.7; }, observation);
-  Planner* plain = pair.base.get();
-  Planner* scaled = pair.changed.get();
-  // The gain touches the executed action only: the same seed plans the same.
-  const Eigen::VectorXd mean = plain->Act(observation);
-  const Eigen::VectorXd action = scaled->Act(observation);
-  ASSERT_TRUE(scaled->plan().actions.topRows(3).isApprox(plain->plan().actions.topRows(3)));
-  ASSERT_LT(mean.cwiseAbs().maxCoeff(), 1.0);  // the plain mean was not clamped
-  EXPECT_TRUE(action.isApprox((1.7 * mean).cwiseMax(-1.0).cwiseMin(1.0), 1e-9));
-  EXPECT_GT(action.cwiseAbs().sum(), mean.cwiseAbs().sum());
+  for (double knee : {0.0, 0.1}) {
+    PlannerPair pair = ResetPair(
+        options,
+        [knee](PlannerOptions& o) {
+          o.action_gain = 1.7;
+          o.action_gain_knee = knee;
+        },
+        observation);
+    Planner* plain = pair.base.get();
+    Planner* scaled = pair.changed.get();
+    // The gain touches the executed action only: the same seed plans the same.
+    const Eigen::VectorXd mean = plain->Act(observation);
+    const Eigen::VectorXd action = scaled->Act(observation);
+    ASSERT_TRUE(scaled->plan().actions.topRows(3).isApprox(plain->plan().actions.topRows(3)));
+    ASSERT_LT(mean.cwiseAbs().maxCoeff(), 1.0);   // the plain mean was not clamped
+    ASSERT_GT(mean.cwiseAbs().maxCoeff(), knee);  // and the knee leaves it something to scale
+    EXPECT_TRUE(action.isApprox(AmplifiedAction(mean, 1.7, knee), 1e-9)) << knee;
+    EXPECT_GT(action.cwiseAbs().sum(), mean.cwiseAbs().sum()) << knee;
+  }
 }
 
 TEST(ActionWindowTest, ImpossibleGainsAreRefused) {
@@ -122,6 +145,12 @@ TEST(ActionWindowTest, ImpossibleGainsAreRefused) {
     EXPECT_THROW(options.Validate(), std::invalid_argument) << gain;
   }
   options.action_gain = 1.3;
+  EXPECT_NO_THROW(options.Validate());
+  for (double knee : {-0.1, 1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    options.action_gain_knee = knee;
+    EXPECT_THROW(options.Validate(), std::invalid_argument) << knee;
+  }
+  options.action_gain_knee = 0.5;
   EXPECT_NO_THROW(options.Validate());
 }
 

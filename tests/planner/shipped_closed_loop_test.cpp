@@ -71,8 +71,9 @@ INSTANTIATE_TEST_SUITE_P(
     Shipped, ShippedModelTest,
     testing::Values(
         // Whole episodes (`dfmpc eval --seed 0`, episodes 0-2, measured with
-        // the task's MPPI selection, action window and action gain 1.4 767,
-        // 694, 733: mean 731 (at gain 1 679, 676, 633; without the window
+        // the task's MPPI selection, action window and action gain 2.2
+        // above the knee 0.3 765, 694, 732: mean 730 (with a plain gain of
+        // 1.4 767, 694, 733; at gain 1 679, 676, 633; without the window
         // 653, 667, 607; the cheapest candidate: 652, 665, 600); per-episode
         // std over 10 episodes 102; random 1.4; the plain warm step of the
         // first nominal model that failed, 28).

@@ -91,6 +91,11 @@ struct PlannerOptions {
   // which a weak or heavily damped joint needs (docs/experiments.md,
   // Robustness). The context records the action applied.
   double action_gain = 1.0;
+  // The gain multiplies only the part of each coordinate's magnitude above
+  // action_gain_knee (in [0, 1); 0: the whole action): actions up to the
+  // knee, such as a balance's small corrections, run as planned, and their
+  // chatter is not amplified, while a large one still reaches the limit.
+  double action_gain_knee = 0.0;
   // A critic (`dfmpc train-value`) whose value joins each plan's cost:
   // value_weight times the discounted steps of reward it expects to be
   // missed from the plan's observation value_step steps ahead on (1..H; 0:
