@@ -78,15 +78,17 @@ INSTANTIATE_TEST_SUITE_P(
         // std over 10 episodes 102; random 1.4; the plain warm step of the
         // first nominal model that failed, 28).
         RegressionCase{"pendulum_swingup", 1000, {0, 1, 2}, 250.0},
-        // Whole 10 s episodes (250 steps of 4 physics steps); measured 779,
-        // 779, 821: mean 793 (the cheapest candidate: 800, 785, 808);
-        // per-episode std 16; random 59; the nominal model with the untuned
+        // Whole 10 s episodes (250 steps of 4 physics steps); measured with
+        // the task's action gain 1.6 above the knee 0.5 836, 836, 836: mean
+        // 836 (gain 1: 779, 779, 821; the cheapest candidate: 800, 785, 808);
+        // per-episode std 0.4 (gain 1: 16); random 59; the nominal model with the untuned
         // 4 re-noise levels 607.
         RegressionCase{"cartpole_swingup", 250, {0, 1, 2}, 700.0},
         // The same recipe's run with training seed 2, distilled to K = 4
         // levels (the pick of three runs, scripts/judge_recipe.sh), planned
-        // at K = 4 with the re-noise moved to 2; measured 839.9, 843.1,
-        // 842.7: mean 842; per-episode std 2; the model above undistilled
+        // at K = 4 with the re-noise moved to 2; measured with the task's
+        // action gain 848.1, 847.5, 848.7: mean 848 (gain 1: 839.9, 843.1,
+        // 842.7); per-episode std 1; the model above undistilled
         // at K = 4 657.5, 771.7, 763.2: mean 731 (at K = 16 793).
         RegressionCase{"cartpole_swingup", 250, {0, 1, 2}, 800.0, "cartpole_swingup_k4"},
         // Whole 10 s episodes; measured 995, 995, 991: mean 994 (the
