@@ -20,9 +20,12 @@
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/task/task_spec.h"
+#include "dfmpc/worldmodel/checkpoint.h"
+#include "output_path.h"
 #include "planner_policy.h"
 #include "table.h"
 #include "task_option.h"
+#include "task_stamp.h"
 
 namespace dfmpc::cli {
 namespace {
@@ -118,6 +121,20 @@ void RunNew(const std::string& name, const std::string& folder) {
   RunCheck(folder);
 }
 
+void RunStamp(const std::string& name_or_folder, const std::string& model, const std::string& out) {
+  const task::TaskSpec spec = task::LoadTaskSpec(name_or_folder);
+  const std::string format = StampTask(model, spec, out);
+  std::printf("wrote %s: the %s of %s, carrying %s and its MJCF\n", out.c_str(), format.c_str(),
+              model.c_str(), spec.file.c_str());
+  if (format == "dfmpc-model") {
+    // What Planner::FromFile will plan with: a distilled model keeps its K.
+    planner::PlannerOptions options = planner::TunedPlannerOptions(spec);
+    const int distilled_levels = worldmodel::LoadCheckpoint(out).info.sampling_levels;
+    if (distilled_levels > 0) options = planner::AtLevels(options, distilled_levels);
+    std::printf("planner: %s\n", DescribePlannerOptions(options).c_str());
+  }
+}
+
 }  // namespace
 
 void AddTaskCommand(CLI::App& app) {
@@ -142,6 +159,28 @@ void AddTaskCommand(CLI::App& app) {
   create->add_option("folder", *folder, "where to write it (must not exist, or be empty)")
       ->required();
   create->callback([name, folder] { RunNew(*name, *folder); });
+
+  auto stamped_task = std::make_shared<std::string>();
+  auto model = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  CLI::App* stamp = task->add_subcommand(
+      "stamp",
+      "Give a model file a task's current files (after tuning its [planner] table or cost), "
+      "without retraining; the name and the numbers of observations and actions must match");
+  stamp->add_option("task", *stamped_task, "a built-in task or a task folder")
+      ->required()
+      ->check(TaskNameOrFolder());
+  stamp->add_option("model", *model, "the model file (world, video, value or MLP model)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  stamp
+      ->add_option("--out", *out,
+                   "where to write the stamped model (default: replace the model file, "
+                   "atomically)")
+      ->check(OutputFileInExistingDirectory());
+  stamp->callback([stamped_task, model, out] {
+    RunStamp(*stamped_task, *model, out->empty() ? *model : *out);
+  });
 }
 
 }  // namespace dfmpc::cli

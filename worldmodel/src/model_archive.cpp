@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "atomic_file.h"
+#include "dfmpc/worldmodel/model_file.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -101,8 +102,7 @@ void SaveModelArchive(const std::string& path, nlohmann::json metadata,
   internal::WriteFileAtomically(path, WithChecksum(bytes.str()));
 }
 
-ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
-                              const std::string& description, const std::string& hint) {
+ModelArchive OpenAnyModelArchive(const std::string& path) {
   const std::string file = ReadFile(path);
   const std::string_view archive = VerifiedArchive(path, file);
   ModelArchive opened{path, {}, {}};
@@ -118,6 +118,16 @@ ModelArchive OpenModelArchive(const std::string& path, const std::string& format
   }
   try {
     opened.metadata = nlohmann::json::parse(metadata.toStringRef());
+  } catch (const nlohmann::json::exception& e) {
+    FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
+  }
+  return opened;
+}
+
+ModelArchive OpenModelArchive(const std::string& path, const std::string& format,
+                              const std::string& description, const std::string& hint) {
+  ModelArchive opened = OpenAnyModelArchive(path);
+  try {
     const std::string found = opened.metadata.value("format", "");
     if (found != format) {
       FailCheckpoint(path, "not " + description + " (format '" + found + "')" +
@@ -133,6 +143,10 @@ ModelArchive OpenModelArchive(const std::string& path, const std::string& format
     FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
   }
   return opened;
+}
+
+std::string ModelFileFormat(const std::string& path) {
+  return OpenAnyModelArchive(path).metadata.value("format", "");
 }
 
 void CheckExpectation(const std::string& path, const std::string& task, int token_dim,

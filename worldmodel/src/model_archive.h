@@ -40,6 +40,11 @@ struct ModelArchive {
   nlohmann::json metadata;
 };
 
+// Any model file's archive and metadata, once its checksum is verified.
+// Throws (via FailCheckpoint) for a missing, corrupt, truncated or foreign
+// file.
+ModelArchive OpenAnyModelArchive(const std::string& path);
+
 // Verifies the checksum before anything is parsed. Throws (via
 // FailCheckpoint) for a missing, corrupt, truncated or foreign file, another
 // format or format version. `description` names the expected kind in errors,
