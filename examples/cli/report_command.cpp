@@ -9,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "commands.h"
+#include "latency_plot.h"
 #include "output_path.h"
 #include "plot/bar_chart.h"
 #include "plot/plot.h"
@@ -20,7 +21,7 @@ namespace dfmpc::cli {
 namespace {
 
 struct ReportOptions {
-  std::string summary, png, markdown, csv;
+  std::string summary, png, markdown, csv, latency_png;
   bool robustness = false;
 };
 
@@ -59,6 +60,10 @@ void RunReport(const ReportOptions& o) {
     plot::WriteBarChartPng(o.png, report.ReturnChart());
     Wrote(o.png);
   }
+  if (!o.latency_png.empty()) {
+    plot::WritePlotPng(o.latency_png, ReturnAgainstLatencyPanels(rows), 900, 300);
+    Wrote(o.latency_png);
+  }
 }
 
 }  // namespace
@@ -82,6 +87,11 @@ void AddReportCommand(CLI::App& app) {
                   "also draw the returns as a grouped bar chart (with --robustness: return "
                   "against each parameter, a panel per task and parameter) (PNG)")
       ->check(OutputFileInExistingDirectory());
+  cmd->add_option("--latency-png", options->latency_png,
+                  "also draw each run's mean return against its latency per control step, a "
+                  "segment from p50 to p99, a panel per task (PNG)")
+      ->check(OutputFileInExistingDirectory())
+      ->excludes(robustness);
   cmd->add_option("--markdown", options->markdown, "also write the tables as Markdown")
       ->check(OutputFileInExistingDirectory());
   cmd->add_option("--csv", options->csv,

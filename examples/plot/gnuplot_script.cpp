@@ -55,8 +55,10 @@ void WritePanel(const Panel& panel, std::size_t index, std::size_t count, std::o
   for (std::size_t s = 0; s < panel.series.size(); ++s) {
     const Series& series = panel.series[s];
     out << (s ? ", " : "") << BlockName(index, s) << " using 1:2 with "
-        << (series.x.size() == 1 ? "points pt 7 ps 1.2" : "lines lw 2") << " lc rgb "
-        << QuotedColor(SeriesColor(s)) << ' '
+        << (series.x.size() == 1 ? "points pt 7 ps 1.2"
+            : series.mark_points ? "linespoints lw 2 pt 7 ps 0.8"
+                                 : "lines lw 2")
+        << " lc rgb " << QuotedColor(SeriesColor(s)) << ' '
         << (series.label.empty() ? "notitle" : "title " + QuoteGnuplot(series.label));
   }
   out << '\n';

@@ -17,6 +17,7 @@ namespace dfmpc::plot {
 struct Series {
   std::string label;
   std::vector<double> x, y;
+  bool mark_points = false;  // also a dot at every point of the line
 };
 
 // One set of axes. The legend sits to the right of the axes, never on the data.

@@ -106,6 +106,17 @@ TEST_F(PlotTest, DrawsASinglePointSeriesAsADot) {
   EXPECT_GT(PixelsNear(Decode(path), SeriesColor(0)), 20u);
 }
 
+TEST_F(PlotTest, MarkedPointsAddDotsToTheLine) {
+  const fs::path plain = dir_ / "plain.png", marked = dir_ / "marked.png";
+  Series segment = Line("segment", 0.0, 2);
+  WritePlotPng(plain, {Panel{"", "", "", false, {segment}}});
+  segment.mark_points = true;
+  WritePlotPng(marked, {Panel{"", "", "", false, {segment}}});
+  // The dots at both ends are wider than the line: more pixels of its colour.
+  EXPECT_GT(PixelsNear(Decode(marked), SeriesColor(0)),
+            PixelsNear(Decode(plain), SeriesColor(0)) + 20u);
+}
+
 TEST_F(PlotTest, TextAndPathAreQuotedForGnuplot) {
   const fs::path path = dir_ / "it's a \"plot\" $1 #2.png";
   const std::string text = "it's \"quoted\" $x #1 \\n @^_{} 'end";
