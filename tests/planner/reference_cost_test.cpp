@@ -1,7 +1,10 @@
 // Every built-in task's cost reproduces the per-step costs recorded from the
 // code that defined them as C++ classes (before task files held the cost,
 // issue 26), on fixed plans that cover each task's regions (the maze's
-// three corridors, poles at every angle, actions past the bounds).
+// three corridors, poles at every angle, actions past the bounds). The maze's
+// were recorded again on 2026-11-28 from its task file when its cost took an
+// action-rate term (docs/experiments.md, Smoothness); the other tasks' are
+// the classes' to the last bit.
 //
 // To record again (only when a change of cost is intended and explained):
 // DFMPC_RECORD_REFERENCES=1 planner_test --gtest_filter='ReferenceCost*'.
