@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "deadline_search.h"
 #include "dfmpc/planner/planner.h"
 #include "plan_schedule.h"
 #include "shipped_pendulum.h"
@@ -134,9 +135,9 @@ TEST(BlockCacheTest, ItsActionsStayCloserToExactThanAnotherSeedsAre) {
   EXPECT_LT(block_error, seed_spread);
 }
 
-// Deadlines from zero up to past a refresh step's time, at a step whose
+// Deadlines between none and past a refresh step's time, at a step whose
 // refresh is due: each step is deferred, refreshes, or runs the front alone
-// and says the refresh was postponed; that one is seen among them, and the
+// and says the refresh was postponed; that one is found among them, and the
 // next step without a deadline refreshes.
 TEST(BlockCacheTest, ARefreshThatWouldMissTheDeadlineWaits) {
   const PlannerOptions options = Block(5, 2);
@@ -155,31 +156,28 @@ TEST(BlockCacheTest, ARefreshThatWouldMissTheDeadlineWaits) {
   ASSERT_TRUE(untimed->Optimize());
   const int64_t refresh_forwards = untimed->last_step().token_forwards;
   ASSERT_GT(refresh_forwards, 1 + 5);
-  const double refresh_ms = untimed->last_step().latency_ms;
-  int postponed = 0;
-  for (int i = 0; i <= 60 && postponed < 3; ++i) {
+  const auto step = [&](double deadline_ms) {
     auto planner = warmed_up();
-    const auto deadline = std::chrono::duration<double, std::milli>(refresh_ms * i / 30.0);
+    const auto deadline = std::chrono::duration<double, std::milli>(deadline_ms);
     const bool planned =
         planner->Optimize(Clock::now() + std::chrono::duration_cast<Clock::duration>(deadline));
     const StepStats& stats = planner->last_step();
-    ASSERT_EQ(planned, !stats.deferred);
+    EXPECT_EQ(planned, !stats.deferred);
+    if (!planned) return DeadlineOutcome::kTooShort;
     if (!stats.refresh_postponed) {
-      if (planned) {
-        EXPECT_EQ(stats.token_forwards, refresh_forwards);
-      }
-      continue;
+      EXPECT_EQ(stats.token_forwards, refresh_forwards);
+      return DeadlineOutcome::kLongEnough;
     }
-    ++postponed;
-    EXPECT_TRUE(planned);
     EXPECT_EQ(stats.token_forwards, 1 + 5);
     EXPECT_NE(planner->plan().levels, RestingLevels(4, 16, 0.25));  // the far plan waited
     // The refresh is due still, and runs in the next step with time for it.
     planner->Observe(o[8] + Eigen::VectorXd::Constant(o[8].size(), 0.01));
-    ASSERT_TRUE(planner->Optimize());
+    EXPECT_TRUE(planner->Optimize());
     EXPECT_FALSE(planner->last_step().refresh_postponed);
     EXPECT_EQ(planner->last_step().token_forwards, refresh_forwards);
-  }
+    return DeadlineOutcome::kSought;
+  };
+  const int postponed = SearchDeadlines(2.0 * untimed->last_step().latency_ms, 40, 3, step);
   EXPECT_GT(postponed, 0) << "no deadline between a front step and a refresh postponed it";
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "deadline_search.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/worldmodel/kv_cache.h"
@@ -80,9 +81,9 @@ TEST(PlannerDeadlineTest, APassedDeadlineDefersTheStepAndTouchesNothing) {
   EXPECT_EQ(late->plan().tokens, twin->plan().tokens);
 }
 
-// Deadlines from zero up to a whole replan step's time: each step ends
-// either deferred, complete, or cut short by a jump that leaves a complete
-// plan, and a cut-short one is seen among them.
+// Deadlines between none and past a whole replan step's time: each step
+// ends either deferred, complete, or cut short by a jump that leaves a
+// complete plan, and a cut-short one is found among them.
 TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePlan) {
   PlannerOptions options = Small(PlanMode::kReplan);  // K + H - 1 = 19 calls a step
   const std::vector<Eigen::VectorXd> o = Observations(2, 3);
@@ -91,19 +92,17 @@ TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePl
   full->Observe(o[1]);
   full->Optimize();
   const int full_calls = full->last_step().calls;
-  const double full_ms = full->last_step().latency_ms;
-  int cut_steps = 0;
-  for (int i = 0; i <= 40 && cut_steps < 3; ++i) {
+  const auto step = [&](double deadline_ms) {
     auto planner = MakePlanner(options);
     planner->Reset(o[0]);
     planner->Observe(o[1]);
-    const auto deadline = std::chrono::duration<double, std::milli>(full_ms * i / 20.0);
+    const auto deadline = std::chrono::duration<double, std::milli>(deadline_ms);
     const bool planned =
         planner->Optimize(Clock::now() + std::chrono::duration_cast<Clock::duration>(deadline));
     const StepStats& stats = planner->last_step();
-    ASSERT_EQ(planned, !stats.deferred);
-    if (!stats.cut_short) continue;
-    ++cut_steps;
+    EXPECT_EQ(planned, !stats.deferred);
+    if (!planned) return DeadlineOutcome::kTooShort;
+    if (!stats.cut_short) return DeadlineOutcome::kLongEnough;
     EXPECT_GE(stats.calls, 1);
     EXPECT_LT(stats.calls, full_calls);
     EXPECT_EQ(planner->plan().levels, std::vector<int>(options.horizon, 0));
@@ -112,7 +111,9 @@ TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePl
     EXPECT_TRUE(action.allFinite());
     EXPECT_LE(action.cwiseAbs().maxCoeff(), 1.0);
     EXPECT_EQ(planner->context_cache().persistent_size(), 2);  // the history is whole
-  }
+    return DeadlineOutcome::kSought;
+  };
+  const int cut_steps = SearchDeadlines(2.0 * full->last_step().latency_ms, 40, 3, step);
   EXPECT_GT(cut_steps, 0) << "no deadline between one call and a whole step cut it short";
 }
 

@@ -1,0 +1,54 @@
+// Finds deadlines that land a step in a narrow band of outcomes (cut short,
+// refresh postponed) between "too short to start" and "long enough for the
+// whole step". The band's width is the difference of two of the planner's
+// own predictions, which move with the machine's load, so a fixed grid of
+// deadlines scaled from one measured step can step over it (under ASan on a
+// busy CI machine it did). Bisecting on the outcome follows the band
+// wherever it is.
+#ifndef DFMPC_TESTS_PLANNER_DEADLINE_SEARCH_H_
+#define DFMPC_TESTS_PLANNER_DEADLINE_SEARCH_H_
+
+#include <functional>
+
+namespace dfmpc::planner {
+
+enum class DeadlineOutcome {
+  kTooShort,    // the step was deferred: shorten no further
+  kSought,      // the outcome under test
+  kLongEnough,  // the whole step ran: lengthen no further
+};
+
+// Runs `step(deadline_ms)` up to `trials` times, bisecting between 0 and
+// `longest_ms` (doubled while even that is too short), and returns how many
+// runs were kSought, stopping at `wanted`. A sought deadline is tried again,
+// since the band is where it was found.
+inline int SearchDeadlines(double longest_ms, int trials, int wanted,
+                           const std::function<DeadlineOutcome(double)>& step) {
+  double shortest_ms = 0.0;
+  double deadline_ms = longest_ms;
+  int sought = 0;
+  for (int trial = 0; trial < trials && sought < wanted; ++trial) {
+    switch (step(deadline_ms)) {
+      case DeadlineOutcome::kTooShort:
+        shortest_ms = deadline_ms;
+        if (deadline_ms >= longest_ms) {
+          longest_ms *= 2.0;
+          deadline_ms = longest_ms;
+          continue;
+        }
+        break;
+      case DeadlineOutcome::kSought:
+        ++sought;
+        continue;
+      case DeadlineOutcome::kLongEnough:
+        longest_ms = deadline_ms;
+        break;
+    }
+    deadline_ms = 0.5 * (shortest_ms + longest_ms);
+  }
+  return sought;
+}
+
+}  // namespace dfmpc::planner
+
+#endif  // DFMPC_TESTS_PLANNER_DEADLINE_SEARCH_H_
