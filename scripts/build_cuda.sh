@@ -12,7 +12,9 @@
 # What is built: everything when MuJoCo, HDF5, EGL and CLI11 are installed
 # (DFMPC_CUDA_ENVS=1); by default the world model, the planner, their tests
 # (tests/cuda among them) and the device check (DFMPC_CUDA_ENVS=0), which is
-# what a GPU server without MuJoCo can build. $DFMPC_CMAKE_ARGS adds CMake
+# what a GPU server without MuJoCo can build (on one with no network,
+# scripts/pack_debian_deps.sh brings the packages for DFMPC_CUDA_ENVS=1 from
+# a Debian 12 machine). $DFMPC_CMAKE_ARGS adds CMake
 # arguments, $DFMPC_CMAKE_PREFIX_PATH folders to find packages in, and
 # $DFMPC_BUILD_TARGETS (space-separated) builds only those targets.
 # Run the programs with the printed LD_LIBRARY_PATH.
