@@ -20,7 +20,9 @@
 # minutes of one core (training, distillation, four evaluations); runs after
 # the first train $(nproc) at a time. DFMPC_EPISODES and DFMPC_STEPS shrink a
 # trial run as in train_default_models.sh, DFMPC_EVAL_EPISODES (default 10)
-# its evaluations.
+# its evaluations. DFMPC_TRAIN_DEVICE=cuda (with DFMPC_BUILD_DIR a CUDA build,
+# scripts/build_cuda.sh) trains on the GPU, where nine runs at once took 4.5
+# minutes (docs/experiments.md, GPUs and data-parallel training).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 task=${1:-}
@@ -40,7 +42,8 @@ eval_episodes=${DFMPC_EVAL_EPISODES:-10}
 mismatch=${DFMPC_SELECTION_PERTURB:-mass=1.5}
 [ "$mismatch" != none ] || mismatch=
 
-bash "$root/scripts/build.sh"
+# A build of the caller's (a CUDA one) is used as it is.
+[ -n "${DFMPC_BUILD_DIR:-}" ] && [ -x "$dfmpc" ] || bash "$root/scripts/build.sh"
 mkdir -p "$out/data"
 rm -f "$summary"
 

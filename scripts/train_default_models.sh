@@ -10,6 +10,8 @@
 #   (default: pendulum_swingup cartpole_swingup cartpole_balance reacher
 #    pointmass_maze pendulum_swingup_novel)
 # DFMPC_EPISODES and DFMPC_STEPS shrink a trial run (defaults 30 and 6000).
+# DFMPC_TRAIN_DEVICE (default cpu; cuda with a CUDA build in
+# DFMPC_BUILD_DIR) trains the world models there; the rest runs on the CPU.
 # DFMPC_TRAIN_SEED (default 0) seeds the world model's training (weights,
 # windows, noise); the data's seeds stay fixed. DFMPC_DATA_DIR (default: the
 # output directory) holds the datasets: a dataset already there is used as it
@@ -39,6 +41,7 @@ dfmpc="$build_dir/examples/dfmpc"
 [ "${DFMPC_BUILT:-0}" = 1 ] || bash "$root/scripts/build.sh"
 data_dir=${DFMPC_DATA_DIR:-$out}
 train_seed=${DFMPC_TRAIN_SEED:-0}
+train_device=${DFMPC_TRAIN_DEVICE:-cpu}
 world_model_only=${DFMPC_WORLD_MODEL_ONLY:-0}
 mkdir -p "$out" "$data_dir"
 episodes=${DFMPC_EPISODES:-30}
@@ -107,7 +110,7 @@ for task in "${tasks[@]}"; do
   echo "== $task: training the diffusion-forcing model ($name.pt)"
   "$dfmpc" train --data "${data[@]}" --out "$out/$name.pt" --steps "$steps" --batch 32 \
     --window "$window" --width 96 --depth 4 --heads 4 --prediction v --seed "$train_seed" --threads 1 \
-    --sensor-noise "$sensor_noise"
+    --sensor-noise "$sensor_noise" --device "$train_device"
   if [ "$task" = cartpole_swingup ]; then
     # Its plans re-noise half the noise range every step, which lost 12% at
     # K = 4 undistilled; the student, taught two of the teacher's K = 8 steps
