@@ -5,6 +5,7 @@
 #include <torch/utils.h>
 
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -12,6 +13,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "dfmpc/task/task_spec.h"
 
 namespace dfmpc::planner {
 namespace {
@@ -139,12 +142,12 @@ TEST(PendulumCostTest, SwingingWithEnoughEnergyBeatsHangingStill) {
   const double w = std::sqrt(8.0 * 9.81);
   const double swinging = Cost("pendulum_swingup", {-1, 0, w}, {0});
   EXPECT_LT(swinging, Cost("pendulum_swingup", {-1, 0, 0}, {0}) - 0.2);
-  // A surplus costs a quarter of what the same shortfall costs: a damped
+  // A surplus costs half of what the same shortfall costs: a damped
   // pendulum needs some at the bottom to arrive at the top. sqrt(2) times
   // the speed doubles the kinetic energy: a surplus of the whole
   // bottom-to-top gap.
   const double surplus = Cost("pendulum_swingup", {-1, 0, std::sqrt(2.0) * w}, {0});
-  EXPECT_NEAR(surplus - swinging, 0.5 * 0.25, 1e-5);
+  EXPECT_NEAR(surplus - swinging, 0.5 * 0.5, 1e-5);
   EXPECT_NEAR(Cost("pendulum_swingup", {-1, 0, 0}, {0}) - swinging, 0.5, 1e-5);
 }
 
@@ -177,9 +180,26 @@ at::Tensor TurningPendulum(double angle, double velocity, int steps,
   return torch::tensor(values, torch::kDouble).view({1, steps, -1});
 }
 
-double Total(const std::string& task, const at::Tensor& observations) {
+double Total(const TaskCost& cost, const at::Tensor& observations) {
   const at::Tensor actions = torch::zeros({1, observations.size(1), 1}, torch::kDouble);
-  return MakeTaskCost(task)->StepCosts(observations, actions).sum().item<double>();
+  return cost.StepCosts(observations, actions).sum().item<double>();
+}
+
+double Total(const std::string& task, const at::Tensor& observations) {
+  return Total(*MakeTaskCost(task), observations);
+}
+
+// The pendulum's cost with its energy term's surplus charged at the novel
+// pendulum's rate: the pendulum's task file charges half a shortfall's
+// price since it samples at K = 8 levels, the novel pendulum's a quarter.
+std::unique_ptr<TaskCost> PendulumCostAtNovelSurplusRate() {
+  const task::TaskSpec pendulum = task::LoadTaskSpec("pendulum_swingup");
+  std::string text = pendulum.toml_text;
+  const std::string rate = "surplus_rate = 0.5";
+  const std::size_t at = text.find(rate);
+  if (at == std::string::npos) throw std::logic_error("the pendulum's task file changed its rate");
+  text.replace(at, rate.size(), "surplus_rate = 0.25");
+  return MakeTaskCost(task::ParseTaskSpec(text, pendulum.mjcf_text, "pendulum, rate 0.25"));
 }
 
 // pendulum_swingup_novel observes no velocity: its cost is the pendulum's at
@@ -188,15 +208,16 @@ double Total(const std::string& task, const at::Tensor& observations) {
 // smoothing epsilon 1e-6 under the estimate's norm scales it by 1 - 5e-7:
 // a 1e-5 tolerance on the summed cost.
 TEST(PendulumNovelCostTest, IsThePendulumCostAtTheEstimatedVelocity) {
+  const std::unique_ptr<TaskCost> pendulum = PendulumCostAtNovelSurplusRate();
   for (const double w : {0.0, 3.0, -8.0}) {
     const double estimate = std::sin(w * 0.02) / 0.02;
     EXPECT_NEAR(Total("pendulum_swingup_novel", TurningPendulum(2.5, w, 4)),
-                Total("pendulum_swingup", TurningPendulum(2.5, w, 4, estimate)), 1e-5)
+                Total(*pendulum, TurningPendulum(2.5, w, 4, estimate)), 1e-5)
         << w;
   }
   // A one-step plan has no velocity to estimate: 0.
   EXPECT_NEAR(Total("pendulum_swingup_novel", TurningPendulum(2.5, 5.0, 1)),
-              Total("pendulum_swingup", TurningPendulum(2.5, 5.0, 1, 0.0)), 1e-12);
+              Total(*pendulum, TurningPendulum(2.5, 5.0, 1, 0.0)), 1e-12);
 }
 
 TEST(PendulumNovelCostTest, SwingingThroughTheBottomBeatsHangingStill) {

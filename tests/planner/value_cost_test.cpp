@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -153,11 +154,19 @@ TEST(ValueCostTest, PlannerTakesTheCriticFromItsOptions) {
   EXPECT_LT(hanging_cos, plain_cos - 0.05);
 }
 
-// The mean return of `task`'s shipped model over whole episodes from seeds
-// 0, 1, 2 with the task's planner options at action gain 1 and `critic`
-// (none if empty).
-double ShippedReturn(const std::string& task, const std::string& critic) {
-  const worldmodel::Checkpoint model = worldmodel::LoadCheckpoint(ModelPath(task));
+// A shipped critic and the shipped world model it was chosen with.
+struct CriticCase {
+  std::string task, model;  // the model: its file's stem in examples/models
+};
+
+void PrintTo(const CriticCase& c, std::ostream* os) { *os << c.model; }
+
+// The mean return of the case's model over whole episodes from seeds 0, 1,
+// 2 with the task's planner options at action gain 1 and `critic` (none if
+// empty).
+double ShippedReturn(const CriticCase& c, const std::string& critic) {
+  const std::string& task = c.task;
+  const worldmodel::Checkpoint model = worldmodel::LoadCheckpoint(ModelPath(c.model));
   envs::EnvOptions env_options;
   env_options.action_repeat = model.info.action_repeat;
   auto env = envs::MakeEnv(task, env_options);
@@ -185,7 +194,7 @@ double ShippedReturn(const std::string& task, const std::string& critic) {
 
 // Named Shipped/ so that the test binary runs it as its own test beside the
 // other shipped models' episodes (tests/planner/CMakeLists.txt, SPLIT).
-class ShippedCriticTest : public testing::TestWithParam<std::string> {};
+class ShippedCriticTest : public testing::TestWithParam<CriticCase> {};
 
 TEST_P(ShippedCriticTest, LiftsItsTask) {
 #if defined(__SANITIZE_ADDRESS__)
@@ -194,14 +203,22 @@ TEST_P(ShippedCriticTest, LiftsItsTask) {
   // Measured (`dfmpc eval --task cartpole_swingup --seed 0 --episodes 3`):
   // 778.6, 778.8, 821.2 without the critic, 833.6, 840.8, 838.8 with it; a
   // mean lift of 44.8 against a per-episode std of 16 without it.
-  const double without = ShippedReturn(GetParam(), "");
-  const double with = ShippedReturn(GetParam(), ModelPath(GetParam() + "_value"));
-  std::printf("%s, episodes 0-2: %.1f without the critic, %.1f with it\n", GetParam().c_str(),
-              without, with);
+  const CriticCase& c = GetParam();
+  const double without = ShippedReturn(c, "");
+  const double with = ShippedReturn(c, ModelPath(c.task + "_value"));
+  std::printf("%s, episodes 0-2: %.1f without the critic, %.1f with it\n", c.model.c_str(), without,
+              with);
   EXPECT_GT(with, without + 20.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, ShippedCriticTest, testing::Values("cartpole_swingup"));
+// The cart-pole's critic was chosen with its K = 16 model, the default until
+// the distilled student replaced it (2026-11-28); with the student it does
+// not help (docs/experiments.md, A value beyond the plan).
+INSTANTIATE_TEST_SUITE_P(Shipped, ShippedCriticTest,
+                         testing::Values(CriticCase{"cartpole_swingup", "cartpole_swingup_k16"}),
+                         [](const testing::TestParamInfo<CriticCase>& info) {
+                           return info.param.model;
+                         });
 
 void ExpectRefused(const PlannerOptions& options, const std::string& needle) {
   try {

@@ -148,10 +148,12 @@ def test_distill_halves_the_levels_and_the_planner_takes_them(dataset, tmp_path)
     assert [row["step"] for row in log] == [2, 4]
     assert all(np.isfinite(row["validation_loss"]) for row in log)
     assert [p[0] for p in seen] == [1, 2, 3, 4]
+    # The teacher samples at 16 levels by default, the student at 8, and the
+    # task file's re-noise keeps its share of the range.
     tuned = dfmpc.tuned_options("pendulum_swingup")
     planner = dfmpc.Planner.from_file(str(student), candidates=2, horizon=8)
-    assert planner.options.num_levels == tuned.num_levels // 2
-    assert planner.options.renoise_levels == tuned.renoise_levels // 2
+    assert planner.options.num_levels == 8
+    assert planner.options.renoise_levels == tuned.renoise_levels * 8 // tuned.num_levels
     with pytest.raises(ValueError, match="distilled to sample with K = 8 levels"):
         dfmpc.Planner.from_file(str(student), candidates=2, horizon=8, num_levels=16)
     with pytest.raises(TypeError, match="unknown training option 'stepz'"):
