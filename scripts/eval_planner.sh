@@ -14,7 +14,8 @@
 # DFMPC_EVAL_OUT: the output directory (default out/eval).
 # DFMPC_POLICIES: which rows to run (default "random oracle mlp-mppi replan
 # warm"), e.g. DFMPC_POLICIES=replan to add the slow rows separately; "block"
-# adds dfmpc warm r = 1 with each block cache setting of DFMPC_BLOCK_CACHE.
+# adds dfmpc warm r = 1 with each block cache setting of DFMPC_BLOCK_CACHE,
+# "bf16" dfmpc warm r = 1 with bfloat16 products (--cpu-bf16).
 # DFMPC_BLOCK_CACHE: block cache settings F/R for the "block" rows (default
 # "16/4"): F front tokens, the whole plan every R control steps.
 # DFMPC_MPPI_ARGS_<task>: mlp-mppi options for a task (word-split), replacing
@@ -89,6 +90,10 @@ for task in "${tasks[@]}"; do
   fi
   if wanted warm; then
     run "$task" warm_r1 "dfmpc warm r=1" --policy dfmpc --model "$model" --episodes "$episodes"
+  fi
+  if wanted bf16; then
+    run "$task" warm_r1_bf16 "dfmpc warm r=1 bf16" --policy dfmpc --model "$model" \
+      --episodes "$episodes" --cpu-bf16
   fi
   if wanted block; then
     for setting in ${DFMPC_BLOCK_CACHE:-16/4}; do

@@ -1,5 +1,6 @@
 // dfmpc bench mpc: per-control-step latency of the planner, replan against
-// warm r = 1, 2, 4 (and warm r = 1 with block cache settings), across context
+// warm r = 1, 2, 4 (and warm r = 1 with block cache settings, each of them
+// also with bfloat16 products on request), across context
 // lengths, candidate counts and sampling levels K (a distilled model's
 // fewer levels make Reset and replan cheaper), in one run; and a long run
 // that shows the bounded context cache keeps memory flat.
@@ -45,6 +46,7 @@ struct BenchMpcOptions {
   std::vector<int> candidates = {1, 8, 16};
   std::vector<int> warm_calls = {1, 2, 4};
   std::vector<std::string> block_cache;  // "F/R": warm r = 1 rows with the block cache
+  bool cpu_bf16 = false;                 // each CPU row again with bfloat16 products
   int horizon = 32;
   std::vector<int> levels = {16};
   int steps = 50;
@@ -132,13 +134,21 @@ struct Row {
 };
 
 // Replan, warm r for each --warm-calls, then warm r = 1 with each block
-// cache setting; on a GPU every warm row runs eagerly and then with graphs.
+// cache setting; on a GPU every warm row runs eagerly and then with graphs,
+// on the CPU with --cpu-bf16 each row in float and then in bfloat16.
 std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
   std::vector<Row> rows;
+  const auto add_cpu_row = [&](Row row) {
+    rows.push_back(row);
+    if (cuda || !o.cpu_bf16) return;
+    row.label += " bf16";
+    row.options.cpu_bf16 = true;
+    rows.push_back(row);
+  };
   Row replan{"replan", {}};
   replan.options.mode = planner::PlanMode::kReplan;
   replan.options.cuda_graphs = false;
-  rows.push_back(replan);
+  add_cpu_row(replan);
   std::vector<Row> warm;
   for (int r : o.warm_calls) {
     Row row{"warm r=" + std::to_string(r), {}};
@@ -155,7 +165,7 @@ std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
   }
   for (Row& row : warm) {
     row.options.cuda_graphs = false;
-    rows.push_back(row);
+    add_cpu_row(row);
     if (!cuda) continue;
     row.label += " graphs";
     row.options.cuda_graphs = true;
@@ -270,6 +280,9 @@ void AddBenchMpcCommand(CLI::App& bench) {
   cmd->add_option("--block-cache", options->block_cache,
                   "also warm r = 1 rows with the block cache, each F/R: F front tokens, the whole "
                   "plan every R steps (e.g. 8/4)");
+  cmd->add_flag("--cpu-bf16", options->cpu_bf16,
+                "on the CPU, also each row with the model's linear layers multiplied in bfloat16 "
+                "(PlannerOptions::cpu_bf16)");
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
   cmd->add_option("--levels", options->levels,
                   "sampling levels K, each its own rows (a model distilled to K samples with K); "

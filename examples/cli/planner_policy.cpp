@@ -12,6 +12,7 @@
 
 #include "device_flag.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/cpu_bf16.h"
 
 namespace dfmpc::cli {
 
@@ -133,6 +134,9 @@ void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   AddDeviceFlag(cmd, o.device);
   cmd.add_flag("--no-cuda-graphs{false}", o.cuda_graphs,
                "on a GPU, run every model call eagerly instead of replaying CUDA graphs");
+  cmd.add_flag("--cpu-bf16", o.cpu_bf16,
+               "on the CPU, multiply the model's linear layers in bfloat16 in calls of more than "
+               "64 tokens (approximate; faster only on a CPU with AVX512-BF16)");
 }
 
 PlannerPolicy::PlannerPolicy(std::unique_ptr<planner::Planner> planner)
@@ -204,6 +208,12 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
   if (options.BlockCacheOn()) {
     text << ", block cache: front " << options.front_tokens << " tokens, refresh every "
          << options.refresh_every;
+  }
+  if (options.cpu_bf16) {
+    text << ", bfloat16 products";
+    if (!worldmodel::CpuHasBf16DotProduct()) {
+      text << " (this CPU lacks AVX512-BF16: slower than float here)";
+    }
   }
   return text.str();
 }

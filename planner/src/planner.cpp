@@ -13,19 +13,20 @@
 #include <utility>
 #include <vector>
 
+#include "call_clock.h"
 #include "dfmpc/planner/model_task.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/task/task_spec.h"
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/cpu_bf16.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/forward_graphs.h"
 #include "dfmpc/worldmodel/kv_cache.h"
 #include "dfmpc/worldmodel/transformer.h"
-#include "call_clock.h"
 #include "intra_op_threads.h"
 #include "plan_denoiser.h"
-#include "plan_scorer.h"
 #include "plan_schedule.h"
+#include "plan_scorer.h"
 #include "planned_action.h"
 #include "real_token.h"
 #include "step_queue.h"
@@ -279,6 +280,7 @@ class Planner::Impl {
     if (queue_.empty()) return false;
     const auto start = Clock::now();
     IntraOpThreads threads(options_.threads);
+    const worldmodel::CpuBf16Products bf16(options_.cpu_bf16);
     c10::InferenceMode inference(InferenceAllowed());
     at::NoGradGuard no_grad;
     const StepBudget budget(deadline, abort_);

@@ -123,7 +123,8 @@ void BindOptions(py::module_& module) {
       .def_readwrite("seed", &PlannerOptions::seed)
       .def_readwrite("threads", &PlannerOptions::threads)
       .def_readwrite("device", &PlannerOptions::device)
-      .def_readwrite("cuda_graphs", &PlannerOptions::cuda_graphs);
+      .def_readwrite("cuda_graphs", &PlannerOptions::cuda_graphs)
+      .def_readwrite("cpu_bf16", &PlannerOptions::cpu_bf16);
   module.def("tuned_options", py::overload_cast<const std::string&>(&planner::TunedPlannerOptions),
              py::arg("task"),
              "The options a task's file tunes (a built-in name or a task folder).");

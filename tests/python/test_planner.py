@@ -104,6 +104,23 @@ def test_block_cache_options_reach_the_planner(pendulum_model):
         dfmpc.Planner.from_file(pendulum_model, refresh_every=0)
 
 
+def test_bf16_products_reach_the_planner(pendulum_model):
+    """The option runs the same program; only its arithmetic differs."""
+    stats = {}
+    for bf16 in (False, True):
+        planner = dfmpc.Planner.from_file(pendulum_model, cpu_bf16=bf16)
+        assert planner.options.cpu_bf16 is bf16
+        env = dfmpc.make_env("pendulum_swingup")
+        observation, _ = env.reset(seed=0)
+        planner.reset(observation)
+        for _ in range(3):
+            action = planner.act(observation)
+            assert np.all(np.isfinite(action)) and np.all(np.abs(action) <= 1.0)
+            observation, _, _, _, _ = env.step(action)
+        stats[bf16] = (planner.stats.calls, planner.stats.token_forwards)
+    assert stats[True] == stats[False]
+
+
 @pytest.mark.parametrize(
     "observation, message",
     [

@@ -33,11 +33,11 @@ TEST(TransposedWeightsTest, ProductsThroughTheCopiesEqualTheLayers) {
     TransposedWeights memo;
     const c10::InferenceMode inference;
     const at::Tensor x = torch::randn({2, 6, 96});
-    const at::Tensor product = LinearThrough(layer, x, memo.Get({layer->weight})[0]);
+    const at::Tensor product = LinearThrough(layer, x, memo.Get({layer}, at::kFloat)[0]);
     EXPECT_EQ(product.sizes(), (std::vector<int64_t>{2, 6, 288}));
     EXPECT_LE(MaxDifference(product, layer(x)), kTolerance);
     // Without a copy it is the layer.
-    EXPECT_TRUE(LinearThrough(layer, x, at::Tensor()).equal(layer(x)));
+    EXPECT_TRUE(LinearThrough(layer, x, LinearCopy()).equal(layer(x)));
   }
 }
 
@@ -47,9 +47,9 @@ TEST(TransposedWeightsTest, CopiesAreMadeOnceAndFollowInPlaceUpdates) {
   at::Tensor first, again, updated;
   {
     const c10::InferenceMode inference;
-    ASSERT_TRUE(MemoizableNow({layer->weight}));
-    first = memo.Get({layer->weight})[0];
-    again = memo.Get({layer->weight})[0];
+    ASSERT_TRUE(MemoizableNow(LinearTensors({layer})));
+    first = memo.Get({layer}, at::kFloat)[0].weight;
+    again = memo.Get({layer}, at::kFloat)[0].weight;
   }
   EXPECT_EQ(first.data_ptr(), again.data_ptr());  // not copied again
   EXPECT_TRUE(first.is_contiguous());
@@ -60,7 +60,7 @@ TEST(TransposedWeightsTest, CopiesAreMadeOnceAndFollowInPlaceUpdates) {
   }
   {
     const c10::InferenceMode inference;
-    updated = memo.Get({layer->weight})[0];
+    updated = memo.Get({layer}, at::kFloat)[0].weight;
   }
   EXPECT_TRUE(updated.equal(layer->weight.t()));
   EXPECT_FALSE(updated.equal(first));

@@ -11,6 +11,7 @@
 
 #include "attention.h"
 #include "conditioning_table.h"
+#include "dfmpc/worldmodel/cpu_bf16.h"
 #include "dfmpc/worldmodel/device.h"
 #include "forward_setup.h"
 #include "seeded_init.h"
@@ -65,19 +66,16 @@ class TransformerBlock : public torch::nn::Module {
   }
 
   // x: [B, w, D]; modulation: [B or 1, w, 6 D], each token's Modulation;
-  // angles: ForwardSetup::query_angles; transposed: empty, or
-  // LinearWeights() transposed (transposed_weights.h).
+  // angles: ForwardSetup::query_angles; copies: LinearLayers()' copies
+  // (transposed_weights.h), undefined ones for the layers themselves.
   at::Tensor Forward(const at::Tensor& x, const at::Tensor& modulation,
                      const std::vector<RotaryAngles>& angles, const at::Tensor& future,
-                     const std::vector<CachedKeysValues>& cached,
-                     c10::ArrayRef<at::Tensor> transposed, at::Tensor* keys, at::Tensor* values) {
-    const auto copy = [&transposed](size_t i) {
-      return transposed.empty() ? at::Tensor() : transposed[i];
-    };
+                     const std::vector<CachedKeysValues>& cached, c10::ArrayRef<LinearCopy> copies,
+                     at::Tensor* keys, at::Tensor* values) {
     const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
     const auto mod = modulation.chunk(6, -1);
     at::Tensor h = at::addcmul(mod[0], norm1_(x), mod[1]);
-    const auto qkv = LinearThrough(qkv_, h, copy(0))
+    const auto qkv = LinearThrough(qkv_, h, copies[0])
                          .view({batch, window, 3, heads_, width / heads_})
                          .permute({2, 0, 3, 1, 4});
     // The window's queries (scaled) and keys rotate in one operation.
@@ -89,15 +87,12 @@ class TransformerBlock : public torch::nn::Module {
     const at::Tensor attended = CausalAttention(queries, *keys, *values, future, cached);
     const at::Tensor out = at::addcmul(
         x, mod[2],
-        LinearThrough(proj_, attended.transpose(1, 2).reshape({batch, window, width}), copy(1)));
+        LinearThrough(proj_, attended.transpose(1, 2).reshape({batch, window, width}), copies[1]));
     h = at::addcmul(mod[3], norm2_(out), mod[4]);
-    return at::addcmul(out, mod[5],
-                       LinearThrough(fc2_, F::gelu(LinearThrough(fc1_, h, copy(2))), copy(3)));
+    return at::addcmul(out, mod[5], MlpThrough(fc1_, fc2_, h, copies[2], copies[3]));
   }
 
-  std::vector<at::Tensor> LinearWeights() const {
-    return {qkv_->weight, proj_->weight, fc1_->weight, fc2_->weight};
-  }
+  std::vector<torch::nn::Linear> LinearLayers() const { return {qkv_, proj_, fc1_, fc2_}; }
 
   const torch::nn::Linear& modulation_layer() const { return modulation_; }
 
@@ -162,10 +157,11 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t i
   for (const at::Tensor& weight : final_modulation_->parameters()) {
     conditioning_weights_.push_back(weight);
   }
-  linear_weights_ = {input_->weight, output_->weight};
+  linear_layers_ = {input_, output_};
   for (const auto& block : blocks_) {
-    for (const at::Tensor& weight : block->LinearWeights()) linear_weights_.push_back(weight);
+    for (const torch::nn::Linear& layer : block->LinearLayers()) linear_layers_.push_back(layer);
   }
+  linear_tensors_ = LinearTensors(linear_layers_);
 }
 
 DfTransformerImpl::~DfTransformerImpl() = default;
@@ -305,17 +301,8 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     window_kv->keys.assign(blocks_.size(), at::Tensor());
     window_kv->values.assign(blocks_.size(), at::Tensor());
   }
-  // A call of few tokens on the CPU multiplies by transposed copies.
-  std::vector<at::Tensor> transposed;
-  if (tokens.is_cpu() && tokens.size(0) * tokens.size(1) <= TransposedWeights::kMaxRows &&
-      MemoizableNow(linear_weights_)) {
-    transposed = transposed_weights_->Get(linear_weights_);
-  }
-  const auto layer_copies = [&transposed](size_t first, size_t count) {
-    return transposed.empty() ? c10::ArrayRef<at::Tensor>()
-                              : c10::ArrayRef<at::Tensor>(transposed).slice(first, count);
-  };
-  at::Tensor x = LinearThrough(input_, tokens, transposed.empty() ? at::Tensor() : transposed[0]);
+  const std::vector<LinearCopy> copies = LinearCopies(tokens);
+  at::Tensor x = LinearThrough(input_, tokens, copies[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     std::vector<CachedKeysValues> cached;
@@ -325,8 +312,8 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     }
     at::Tensor keys, values;
     x = blocks_[l]->Forward(x, modulation.narrow(-1, l * block_columns, block_columns),
-                            setup.query_angles, setup.future, cached, layer_copies(2 + 4 * l, 4),
-                            &keys, &values);
+                            setup.query_angles, setup.future, cached,
+                            c10::ArrayRef<LinearCopy>(copies).slice(2 + 4 * l, 4), &keys, &values);
     if (window_kv != nullptr) {
       window_kv->keys[l] = keys;
       window_kv->values[l] = values;
@@ -336,8 +323,25 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
                        .narrow(-1, static_cast<int64_t>(blocks_.size()) * block_columns,
                                2 * config_.width)
                        .chunk(2, -1);
-  return LinearThrough(output_, at::addcmul(mod[0], final_norm_(x), mod[1]),
-                       transposed.empty() ? at::Tensor() : transposed[1]);
+  return LinearThrough(output_, at::addcmul(mod[0], final_norm_(x), mod[1]), copies[1]);
+}
+
+std::vector<LinearCopy> DfTransformerImpl::LinearCopies(const at::Tensor& tokens) {
+  if (!tokens.is_cpu() || !MemoizableNow(linear_tensors_)) {
+    return std::vector<LinearCopy>(linear_layers_.size());
+  }
+  // A call of few tokens multiplies by float copies, one of many by
+  // bfloat16 copies where this thread asked for them (cpu_bf16.h).
+  if (tokens.size(0) * tokens.size(1) <= TransposedWeights::kMaxRows) {
+    return transposed_weights_->Get(linear_layers_, at::kFloat);
+  }
+  std::vector<LinearCopy> copies(linear_layers_.size());
+  if (CpuBf16Products::Active()) {
+    copies = transposed_weights_->Get(linear_layers_, at::kBFloat16);
+    // The token embedding and the output layer stay float.
+    copies[0] = copies[1] = LinearCopy();
+  }
+  return copies;
 }
 
 KvCacheOptions DfTransformerImpl::CacheOptions() const {

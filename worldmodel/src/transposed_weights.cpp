@@ -1,32 +1,75 @@
 #include "transposed_weights.h"
 
 #include <ATen/ATen.h>
+#include <torch/nn/functional/activation.h>
 
 namespace dfmpc::worldmodel {
+namespace {
 
-std::vector<at::Tensor> TransposedWeights::Get(const std::vector<at::Tensor>& weights) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  WeightSignature signature = SignatureOf(weights);
-  if (signature != signature_) {
-    std::vector<at::Tensor> transposed;
-    transposed.reserve(weights.size());
-    for (const at::Tensor& weight : weights) transposed.push_back(weight.t().contiguous());
-    // Assigned only once every copy exists, so a throw leaves the memo whole.
-    transposed_ = std::move(transposed);
-    signature_ = std::move(signature);
-  }
-  return transposed_;
+// x's leading sizes with `columns` last.
+std::vector<int64_t> RowSizes(const at::Tensor& x, int64_t columns) {
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes.back() = columns;
+  return sizes;
 }
 
-at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x,
-                         const at::Tensor& transposed) {
-  if (!transposed.defined()) return layer(x);
-  std::vector<int64_t> sizes = x.sizes().vec();
-  sizes.back() = transposed.size(1);
+// rows [n, in] (any floating dtype) times a bfloat16 copy: [n, out], bfloat16.
+at::Tensor Bf16Product(const at::Tensor& rows, const LinearCopy& copy) {
+  at::Tensor out = at::mm(rows.to(at::kBFloat16), copy.weight);
+  return copy.bias.defined() ? out.add_(copy.bias) : out;
+}
+
+bool IsBf16(const LinearCopy& copy) {
+  return copy.weight.defined() && copy.weight.scalar_type() == at::kBFloat16;
+}
+
+}  // namespace
+
+std::vector<at::Tensor> LinearTensors(const std::vector<torch::nn::Linear>& layers) {
+  std::vector<at::Tensor> tensors;
+  for (const torch::nn::Linear& layer : layers) {
+    tensors.push_back(layer->weight);
+    if (layer->bias.defined()) tensors.push_back(layer->bias);
+  }
+  return tensors;
+}
+
+std::vector<LinearCopy> TransposedWeights::Get(const std::vector<torch::nn::Linear>& layers,
+                                               at::ScalarType dtype) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  Memo& memo = dtype == at::kBFloat16 ? bf16_ : float_;
+  WeightSignature signature = SignatureOf(LinearTensors(layers));
+  if (signature != memo.signature) {
+    std::vector<LinearCopy> copies;
+    copies.reserve(layers.size());
+    for (const torch::nn::Linear& layer : layers) {
+      const at::Tensor& bias = layer->bias;
+      copies.push_back({layer->weight.t().contiguous().to(dtype),
+                        bias.defined() ? bias.to(dtype) : at::Tensor()});
+    }
+    // Assigned only once every copy exists, so a throw leaves the memo whole.
+    memo.copies = std::move(copies);
+    memo.signature = std::move(signature);
+  }
+  return memo.copies;
+}
+
+at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x, const LinearCopy& copy) {
+  if (!copy.weight.defined()) return layer(x);
+  const std::vector<int64_t> sizes = RowSizes(x, copy.weight.size(1));
   const at::Tensor rows = x.reshape({-1, x.size(-1)});
-  const at::Tensor& bias = layer->bias;
-  return (bias.defined() ? at::addmm(bias, rows, transposed) : at::mm(rows, transposed))
+  if (IsBf16(copy)) return Bf16Product(rows, copy).to(x.scalar_type()).view(sizes);
+  return (copy.bias.defined() ? at::addmm(copy.bias, rows, copy.weight) : at::mm(rows, copy.weight))
       .view(sizes);
+}
+
+at::Tensor MlpThrough(torch::nn::Linear& fc1, torch::nn::Linear& fc2, const at::Tensor& x,
+                      const LinearCopy& copy1, const LinearCopy& copy2) {
+  if (!IsBf16(copy1) || !IsBf16(copy2)) {
+    return LinearThrough(fc2, torch::nn::functional::gelu(LinearThrough(fc1, x, copy1)), copy2);
+  }
+  const at::Tensor hidden = at::gelu(Bf16Product(x.reshape({-1, x.size(-1)}), copy1));
+  return Bf16Product(hidden, copy2).to(x.scalar_type()).view(RowSizes(x, copy2.weight.size(1)));
 }
 
 }  // namespace dfmpc::worldmodel

@@ -1,15 +1,17 @@
-// Small CPU products against weights kept transposed (internal to the world
+// CPU products against weights kept transposed (internal to the world
 // model). at::linear multiplies by a transposed view of each weight, and
 // OpenBLAS copies that view into its packed layout on every call: at a few
 // tokens a call that costs as much as the product. A contiguous transposed
 // copy takes OpenBLAS's small-matrix path, which does not pack: 1.2-2.3x
 // faster products from 8 to 32 rows at the shipped widths, break-even from
 // 64 rows on (docs/experiments.md, "Weights kept transposed"), so only calls
-// of at most 64 tokens take it.
+// of at most 64 tokens take it. Larger calls may take bfloat16 copies
+// instead (dfmpc/worldmodel/cpu_bf16.h), which oneDNN multiplies.
 #ifndef DFMPC_WORLDMODEL_SRC_TRANSPOSED_WEIGHTS_H_
 #define DFMPC_WORLDMODEL_SRC_TRANSPOSED_WEIGHTS_H_
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/ScalarType.h>
 #include <torch/nn/modules/linear.h>
 
 #include <cstdint>
@@ -20,26 +22,45 @@
 
 namespace dfmpc::worldmodel {
 
-class TransposedWeights {
- public:
-  // Products of at most this many rows use the copies.
-  static constexpr int64_t kMaxRows = 64;
-
-  // Contiguous transposed copies of the 2-D `weights`, remade when a weight
-  // changed (another storage or a newer version). Use where
-  // MemoizableNow(weights). Thread-safe.
-  std::vector<at::Tensor> Get(const std::vector<at::Tensor>& weights);
-
- private:
-  std::mutex mutex_;
-  WeightSignature signature_;
-  std::vector<at::Tensor> transposed_;
+// A linear layer as a product reads it: its weight transposed (contiguous
+// [in, out]) and its bias, both of one dtype. An undefined weight means the
+// layer itself (at::linear).
+struct LinearCopy {
+  at::Tensor weight;
+  at::Tensor bias;
 };
 
-// layer(x), through `transposed` (layer's weight, transposed) when defined.
+class TransposedWeights {
+ public:
+  // Products of at most this many rows use float copies.
+  static constexpr int64_t kMaxRows = 64;
+
+  // Copies of `layers` in `dtype` (float or bfloat16), remade when a weight
+  // or bias changed (another storage or a newer version). Use where
+  // MemoizableNow(LinearTensors(layers)). Thread-safe.
+  std::vector<LinearCopy> Get(const std::vector<torch::nn::Linear>& layers, at::ScalarType dtype);
+
+ private:
+  struct Memo {
+    WeightSignature signature;
+    std::vector<LinearCopy> copies;
+  };
+  std::mutex mutex_;
+  Memo float_;
+  Memo bf16_;
+};
+
+// Every weight and bias of `layers`, in order.
+std::vector<at::Tensor> LinearTensors(const std::vector<torch::nn::Linear>& layers);
+
+// layer(x), through `copy` when defined (the result has x's dtype).
 // (The layer is non-const because a libtorch module's forward is.)
-at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x,
-                         const at::Tensor& transposed);
+at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x, const LinearCopy& copy);
+
+// fc2(gelu(fc1(x))). With bfloat16 copies the hidden layer stays bfloat16
+// between the two products.
+at::Tensor MlpThrough(torch::nn::Linear& fc1, torch::nn::Linear& fc2, const at::Tensor& x,
+                      const LinearCopy& copy1, const LinearCopy& copy2);
 
 }  // namespace dfmpc::worldmodel
 

@@ -58,6 +58,7 @@ struct WindowKeysValues {
 class TransformerBlock;
 class ConditioningTable;
 class TransposedWeights;
+struct LinearCopy;
 struct ForwardSetup;
 class ForwardGraphs;
 
@@ -102,6 +103,9 @@ class DfTransformerImpl : public torch::nn::Module {
   // [U, (6 depth + 2) width]: every block's Modulation of `steps` ([U]),
   // then the final norm's shift and 1 + scale.
   at::Tensor ConditioningRows(const at::Tensor& steps);
+  // Per linear layer (linear_layers_), the copy a call of `tokens`
+  // multiplies by (transposed_weights.h; undefined: the layer itself).
+  std::vector<LinearCopy> LinearCopies(const at::Tensor& tokens);
 
   TransformerConfig config_;
   torch::nn::Linear input_{nullptr};
@@ -115,9 +119,11 @@ class DfTransformerImpl : public torch::nn::Module {
   // What ConditioningRows reads, and its inference-time memo.
   std::vector<at::Tensor> conditioning_weights_;
   std::unique_ptr<ConditioningTable> conditioning_table_;
-  // The input's, the output's and every block's products (qkv, projection,
-  // MLP), and their transposed copies for calls of few tokens on the CPU.
-  std::vector<at::Tensor> linear_weights_;
+  // The input's, the output's and every block's linear layers (qkv,
+  // projection, MLP), their weights and biases, and their transposed copies
+  // for CPU calls (float for few tokens, bfloat16 for many: cpu_bf16.h).
+  std::vector<torch::nn::Linear> linear_layers_;
+  std::vector<at::Tensor> linear_tensors_;
   std::unique_ptr<TransposedWeights> transposed_weights_;
 };
 
