@@ -84,11 +84,11 @@ TEST(CpuBf16Test, SmallCallsAndAutogradCallsStayFloat) {
 
 TEST(CpuBf16Test, Bf16CopiesFollowTheWeights) {
   torch::nn::Linear layer(8, 4);
-  TransposedWeights memo;
+  TransposedWeights memo({layer});
   at::Tensor first, updated;
   {
     const c10::InferenceMode inference;
-    first = memo.Get({layer}, at::kBFloat16)[0].weight;
+    first = memo.Get(at::kBFloat16)[0].weight;
   }
   EXPECT_EQ(first.scalar_type(), at::kBFloat16);
   EXPECT_TRUE(first.equal(layer->weight.t().to(at::kBFloat16)));
@@ -98,7 +98,7 @@ TEST(CpuBf16Test, Bf16CopiesFollowTheWeights) {
   }
   {
     const c10::InferenceMode inference;
-    const LinearCopy copy = memo.Get({layer}, at::kBFloat16)[0];
+    const LinearCopy copy = memo.Get(at::kBFloat16)[0];
     updated = copy.bias;
     EXPECT_TRUE(copy.weight.equal(first));
   }

@@ -30,10 +30,10 @@ TEST(TransposedWeightsTest, ProductsThroughTheCopiesEqualTheLayers) {
   torch::manual_seed(0);
   for (const bool bias : {true, false}) {
     torch::nn::Linear layer(torch::nn::LinearOptions(96, 288).bias(bias));
-    TransposedWeights memo;
+    TransposedWeights memo({layer});
     const c10::InferenceMode inference;
     const at::Tensor x = torch::randn({2, 6, 96});
-    const at::Tensor product = LinearThrough(layer, x, memo.Get({layer}, at::kFloat)[0]);
+    const at::Tensor product = LinearThrough(layer, x, memo.Get(at::kFloat)[0]);
     EXPECT_EQ(product.sizes(), (std::vector<int64_t>{2, 6, 288}));
     EXPECT_LE(MaxDifference(product, layer(x)), kTolerance);
     // Without a copy it is the layer.
@@ -43,13 +43,13 @@ TEST(TransposedWeightsTest, ProductsThroughTheCopiesEqualTheLayers) {
 
 TEST(TransposedWeightsTest, CopiesAreMadeOnceAndFollowInPlaceUpdates) {
   torch::nn::Linear layer(8, 4);
-  TransposedWeights memo;
+  TransposedWeights memo({layer});
   at::Tensor first, again, updated;
   {
     const c10::InferenceMode inference;
-    ASSERT_TRUE(MemoizableNow(LinearTensors({layer})));
-    first = memo.Get({layer}, at::kFloat)[0].weight;
-    again = memo.Get({layer}, at::kFloat)[0].weight;
+    ASSERT_TRUE(memo.Usable());
+    first = memo.Get(at::kFloat)[0].weight;
+    again = memo.Get(at::kFloat)[0].weight;
   }
   EXPECT_EQ(first.data_ptr(), again.data_ptr());  // not copied again
   EXPECT_TRUE(first.is_contiguous());
@@ -60,7 +60,7 @@ TEST(TransposedWeightsTest, CopiesAreMadeOnceAndFollowInPlaceUpdates) {
   }
   {
     const c10::InferenceMode inference;
-    updated = memo.Get({layer}, at::kFloat)[0].weight;
+    updated = memo.Get(at::kFloat)[0].weight;
   }
   EXPECT_TRUE(updated.equal(layer->weight.t()));
   EXPECT_FALSE(updated.equal(first));

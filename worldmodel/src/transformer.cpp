@@ -119,9 +119,7 @@ at::Tensor TimestepFeatures(const at::Tensor& timesteps, int64_t dim) {
 }  // namespace
 
 DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t init_seed)
-    : config_(config),
-      conditioning_table_(std::make_unique<ConditioningTable>()),
-      transposed_weights_(std::make_unique<TransposedWeights>()) {
+    : config_(config), conditioning_table_(std::make_unique<ConditioningTable>()) {
   config_.Validate();
   const GlobalGeneratorRestorer restore_global_generator;
   const int width = config.width;
@@ -161,7 +159,7 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t i
   for (const auto& block : blocks_) {
     for (const torch::nn::Linear& layer : block->LinearLayers()) linear_layers_.push_back(layer);
   }
-  linear_tensors_ = LinearTensors(linear_layers_);
+  transposed_weights_ = std::make_unique<TransposedWeights>(linear_layers_);
 }
 
 DfTransformerImpl::~DfTransformerImpl() = default;
@@ -327,17 +325,17 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
 }
 
 std::vector<LinearCopy> DfTransformerImpl::LinearCopies(const at::Tensor& tokens) {
-  if (!tokens.is_cpu() || !MemoizableNow(linear_tensors_)) {
+  if (!tokens.is_cpu() || !transposed_weights_->Usable()) {
     return std::vector<LinearCopy>(linear_layers_.size());
   }
   // A call of few tokens multiplies by float copies, one of many by
   // bfloat16 copies where this thread asked for them (cpu_bf16.h).
   if (tokens.size(0) * tokens.size(1) <= TransposedWeights::kMaxRows) {
-    return transposed_weights_->Get(linear_layers_, at::kFloat);
+    return transposed_weights_->Get(at::kFloat);
   }
   std::vector<LinearCopy> copies(linear_layers_.size());
   if (CpuBf16Products::Active()) {
-    copies = transposed_weights_->Get(linear_layers_, at::kBFloat16);
+    copies = transposed_weights_->Get(at::kBFloat16);
     // The token embedding and the output layer stay float.
     copies[0] = copies[1] = LinearCopy();
   }

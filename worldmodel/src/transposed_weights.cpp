@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <torch/nn/functional/activation.h>
 
+#include <utility>
+
 namespace dfmpc::worldmodel {
 namespace {
 
@@ -23,8 +25,7 @@ bool IsBf16(const LinearCopy& copy) {
   return copy.weight.defined() && copy.weight.scalar_type() == at::kBFloat16;
 }
 
-}  // namespace
-
+// Every weight and bias of `layers`, in order.
 std::vector<at::Tensor> LinearTensors(const std::vector<torch::nn::Linear>& layers) {
   std::vector<at::Tensor> tensors;
   for (const torch::nn::Linear& layer : layers) {
@@ -34,15 +35,19 @@ std::vector<at::Tensor> LinearTensors(const std::vector<torch::nn::Linear>& laye
   return tensors;
 }
 
-std::vector<LinearCopy> TransposedWeights::Get(const std::vector<torch::nn::Linear>& layers,
-                                               at::ScalarType dtype) {
+}  // namespace
+
+TransposedWeights::TransposedWeights(std::vector<torch::nn::Linear> layers)
+    : layers_(std::move(layers)), tensors_(LinearTensors(layers_)) {}
+
+std::vector<LinearCopy> TransposedWeights::Get(at::ScalarType dtype) {
   const std::lock_guard<std::mutex> lock(mutex_);
   Memo& memo = dtype == at::kBFloat16 ? bf16_ : float_;
-  WeightSignature signature = SignatureOf(LinearTensors(layers));
+  WeightSignature signature = SignatureOf(tensors_);
   if (signature != memo.signature) {
     std::vector<LinearCopy> copies;
-    copies.reserve(layers.size());
-    for (const torch::nn::Linear& layer : layers) {
+    copies.reserve(layers_.size());
+    for (const torch::nn::Linear& layer : layers_) {
       const at::Tensor& bias = layer->bias;
       copies.push_back({layer->weight.t().contiguous().to(dtype),
                         bias.defined() ? bias.to(dtype) : at::Tensor()});

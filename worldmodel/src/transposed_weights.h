@@ -35,23 +35,26 @@ class TransposedWeights {
   // Products of at most this many rows use float copies.
   static constexpr int64_t kMaxRows = 64;
 
-  // Copies of `layers` in `dtype` (float or bfloat16), remade when a weight
-  // or bias changed (another storage or a newer version). Use where
-  // MemoizableNow(LinearTensors(layers)). Thread-safe.
-  std::vector<LinearCopy> Get(const std::vector<torch::nn::Linear>& layers, at::ScalarType dtype);
+  explicit TransposedWeights(std::vector<torch::nn::Linear> layers);
+
+  // Whether copies may be used now (MemoizableNow of every weight and bias).
+  bool Usable() const { return MemoizableNow(tensors_); }
+  // Copies of the layers in `dtype` (float or bfloat16), remade when a
+  // weight or bias changed (another storage or a newer version). Use where
+  // Usable(). Thread-safe.
+  std::vector<LinearCopy> Get(at::ScalarType dtype);
 
  private:
   struct Memo {
     WeightSignature signature;
     std::vector<LinearCopy> copies;
   };
+  const std::vector<torch::nn::Linear> layers_;
+  const std::vector<at::Tensor> tensors_;  // every weight and bias, in order
   std::mutex mutex_;
   Memo float_;
   Memo bf16_;
 };
-
-// Every weight and bias of `layers`, in order.
-std::vector<at::Tensor> LinearTensors(const std::vector<torch::nn::Linear>& layers);
 
 // layer(x), through `copy` when defined (the result has x's dtype).
 // (The layer is non-const because a libtorch module's forward is.)

@@ -120,10 +120,9 @@ class DfTransformerImpl : public torch::nn::Module {
   std::vector<at::Tensor> conditioning_weights_;
   std::unique_ptr<ConditioningTable> conditioning_table_;
   // The input's, the output's and every block's linear layers (qkv,
-  // projection, MLP), their weights and biases, and their transposed copies
-  // for CPU calls (float for few tokens, bfloat16 for many: cpu_bf16.h).
+  // projection, MLP), and their transposed copies for CPU calls (float for
+  // few tokens, bfloat16 for many: cpu_bf16.h).
   std::vector<torch::nn::Linear> linear_layers_;
-  std::vector<at::Tensor> linear_tensors_;
   std::unique_ptr<TransposedWeights> transposed_weights_;
 };
 
