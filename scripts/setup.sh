@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgl-dev
   libhdf5-dev libcli11-dev nlohmann-json3-dev libstb-dev libgif-dev libtomlplusplus-dev
+  libmuparser-dev libtinyxml2-dev
   zlib1g-dev
   gnuplot-nox
   pybind11-dev python3-dev python3-numpy python3-pytest python3-h5py

@@ -1,5 +1,7 @@
 #include "task.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -10,6 +12,8 @@ namespace dfmpc::envs {
 namespace {
 
 using task::TaskTable;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A folder's MJCF is loaded from its file, so that what it includes or loads
 // (meshes, textures, <include>) resolves beside it. A task carried by a model
@@ -90,6 +94,45 @@ std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjM
   };
 }
 
+// A [reward] or [shaped_reward] table: [[factor]]s or an `expression`.
+Quantity ParseReward(const TaskTable& table, const QuantityScope& scope,
+                     const FormulaVariables& variables, const Quantity& success,
+                     std::vector<std::shared_ptr<const RewardFormula>>* formulas) {
+  const std::vector<TaskTable> factors = table.Tables("factor");
+  if (!table.Has("expression")) {
+    if (factors.empty()) {
+      table.Fail("factor", "missing: at least one factor table, or an expression");
+    }
+    const Quantity product = RewardProduct(factors, scope, success);
+    table.RejectUnread();
+    return product;
+  }
+  if (!factors.empty()) table.Fail("expression", "give [[factor]] tables or an expression, not both");
+  auto formula = std::make_shared<const RewardFormula>(table, "expression", variables);
+  table.RejectUnread();
+  formulas->push_back(formula);
+  return [formula](const mjModel* m, const mjData* d) { return (*formula)(m, d); };
+}
+
+// The [success] table: a quantity below a threshold, or an `expression`
+// that holds (> 0.5; a comparison gives 1 or 0).
+Quantity ParseSuccess(const TaskTable& table, const QuantityScope& scope,
+                      const FormulaVariables& variables,
+                      std::vector<std::shared_ptr<const RewardFormula>>* formulas) {
+  if (table.Has("expression")) {
+    auto formula = std::make_shared<const RewardFormula>(table, "expression", variables);
+    table.RejectUnread();
+    formulas->push_back(formula);
+    return [formula](const mjModel* m, const mjData* d) { return (*formula)(m, d) > 0.5 ? 1.0 : 0.0; };
+  }
+  const Quantity quantity = ParseQuantity(table, scope, nullptr);
+  const double below = table.Number("below");
+  table.RejectUnread();
+  return [quantity, below](const mjModel* model, const mjData* data) {
+    return quantity(model, data) < below ? 1.0 : 0.0;
+  };
+}
+
 }  // namespace
 
 Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_)) {
@@ -98,6 +141,14 @@ Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_))
   root.Text("description", "");
   root.Text("mjcf");
   action_repeat_ = PositiveInteger(root, "action_repeat");
+  // A cost formula's `dt` is read without MuJoCo (the planner builds
+  // without it); it must agree with what MuJoCo compiled.
+  const double dt = task::ControlTimestep(spec_);
+  if (std::abs(dt - action_repeat_ * m->opt.timestep) > 1e-12 * dt) {
+    root.Fail("mjcf", "its <option timestep> reads " + std::to_string(dt / action_repeat_) +
+                          " s, but MuJoCo compiled " + std::to_string(m->opt.timestep) +
+                          " s: an <include>d file sets it? Set it in the main file");
+  }
   episode_physics_steps_ = PositiveInteger(root, "episode_physics_steps");
   camera_ = root.Text("camera", "");
   if (!camera_.empty()) RequireId(m, mjOBJ_CAMERA, root, "camera");
@@ -139,27 +190,59 @@ Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_))
   for (const TaskTable& entry : root.Tables("initial")) initial_.push_back(InitialDraw(entry, m));
 
   const QuantityScope scope{m, &by_name};
-  if (root.Has("success")) {
-    const TaskTable success = root.Table("success");
-    const Quantity quantity = ParseQuantity(success, scope, nullptr);
-    const double below = success.Number("below");
-    success.RejectUnread();
-    success_ = [quantity, below](const mjModel* model, const mjData* data) {
-      return quantity(model, data) < below ? 1.0 : 0.0;
-    };
+  FormulaVariables variables;
+  for (std::size_t i = 0; i < features_.size(); ++i) {
+    const bool bounded = std::isfinite(lower_[i]);
+    variables.Add(feature_names_[i], features_[i], bounded ? lower_[i] : -scale_[i],
+                  bounded ? upper_[i] : scale_[i]);
   }
-  const TaskTable reward = root.Table("reward");
-  reward_ = RewardProduct(reward.Tables("factor"), scope, success_);
-  reward.RejectUnread();
-  if (reward_.empty()) reward.Fail("factor", "missing: at least one [[reward.factor]]");
+  for (const std::string& actuator : root.Texts("actions")) {
+    const int id = mj_name2id(m, mjOBJ_ACTUATOR, actuator.c_str());
+    variables.Add(
+        "action." + actuator, [id](const mjModel*, const mjData* d) { return d->ctrl[id]; }, -1.0,
+        1.0);
+  }
+  for (const TaskTable& quantity : root.Tables("quantity")) {
+    const std::string name = quantity.Text("name");
+    const auto& names = variables.names;
+    if (name == "success" || std::find(names.begin(), names.end(), name) != names.end()) {
+      quantity.Fail("name", "'" + name + "' is already a feature or quantity");
+    }
+    // Its range is unknown: it is probed at the initial states.
+    variables.Add(name, ParseQuantity(quantity, scope, nullptr), kNaN, kNaN);
+    quantity.RejectUnread();
+  }
+  if (root.Has("success")) success_ = ParseSuccess(root.Table("success"), scope, variables, &formulas_);
+  if (success_) variables.Add("success", success_, 0.0, 1.0);
+  reward_ = ParseReward(root.Table("reward"), scope, variables, success_, &formulas_);
   if (root.Has("shaped_reward")) {
-    const TaskTable shaped = root.Table("shaped_reward");
-    shaped_reward_ = RewardProduct(shaped.Tables("factor"), scope, success_);
-    shaped.RejectUnread();
+    shaped_reward_ =
+        ParseReward(root.Table("shaped_reward"), scope, variables, success_, &formulas_);
   }
   for (int sensor = 0; sensor < m->nsensor; ++sensor) {
     if (m->sensor_needstage[sensor] == mjSTAGE_ACC) needs_acceleration_ = true;
   }
+  ProbeFormulas();
+}
+
+void Task::ProbeFormulas() const {
+  if (formulas_.empty()) return;
+  const mjModel* m = model_.get();
+  const DataPtr data(mj_makeData(m));
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    mj_resetData(m, data.get());
+    Rng rng(seed);
+    Initialize(data.get(), &rng);
+    Sense(m, data.get());
+    for (const auto& formula : formulas_) formula->Probe(m, data.get(), 8, &rng);
+  }
+}
+
+std::vector<std::pair<std::string, double>> Task::FormulaValues(const mjModel* model,
+                                                                const mjData* data) const {
+  std::vector<std::pair<std::string, double>> values;
+  for (const auto& formula : formulas_) values.emplace_back(formula->where(), (*formula)(model, data));
+  return values;
 }
 
 void Task::ObservationBounds(Eigen::VectorXd* lower, Eigen::VectorXd* upper) const {
@@ -202,7 +285,7 @@ void Task::Observe(const mjData* data, Eigen::Ref<Eigen::VectorXd> observation) 
 double Task::Reward(const mjModel* model, const mjData* data) const { return reward_(model, data); }
 
 double Task::ShapedReward(const mjModel* model, const mjData* data) const {
-  return shaped_reward_.empty() ? reward_(model, data) : shaped_reward_(model, data);
+  return shaped_reward_ ? shaped_reward_(model, data) : reward_(model, data);
 }
 
 bool Task::IsSuccess(const mjModel* model, const mjData* data) const {

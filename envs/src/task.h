@@ -10,10 +10,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dfmpc/task/task_spec.h"
 #include "random.h"
+#include "reward_formula.h"
 #include "task_reward.h"
 
 namespace dfmpc::envs {
@@ -53,6 +55,10 @@ class Task {
   double ShapedReward(const mjModel* model, const mjData* data) const;
   bool has_success_metric() const { return static_cast<bool>(success_); }
   bool IsSuccess(const mjModel* model, const mjData* data) const;
+  // Each formula of the task file ("FILE: reward.expression") and its value
+  // at the state in `data`.
+  std::vector<std::pair<std::string, double>> FormulaValues(const mjModel* model,
+                                                            const mjData* data) const;
 
  private:
   task::TaskSpec spec_;
@@ -65,10 +71,15 @@ class Task {
   Eigen::VectorXd lower_, upper_, scale_;
   std::vector<int> actuators_;
   std::vector<std::function<void(mjData*, Rng*)>> initial_;
-  RewardProduct reward_;
-  RewardProduct shaped_reward_;
-  Quantity success_;  // empty when the task defines no success
+  Quantity reward_;
+  Quantity shaped_reward_;  // empty when the task has none
+  Quantity success_;        // empty when the task defines no success
+  std::vector<std::shared_ptr<const RewardFormula>> formulas_;
   bool needs_acceleration_ = false;
+
+  // Throws, naming the formula, where one is not finite at the first
+  // initial states or at points around them.
+  void ProbeFormulas() const;
 };
 
 }  // namespace dfmpc::envs

@@ -4,13 +4,16 @@
 #include <memory>
 #include <stdexcept>
 
-#include "dfmpc/envs/tolerance.h"
+#include "dfmpc/task/tolerance.h"
 #include "maze_layout.h"
 
 namespace dfmpc::envs {
 namespace {
 
+using task::ParseSigmoid;
+using task::Sigmoid;
 using task::TaskTable;
+using task::Tolerance;
 
 const char* TypeName(mjtObj type) {
   switch (type) {
@@ -193,23 +196,23 @@ Quantity ParseQuantity(const TaskTable& table, const QuantityScope& scope,
   return PathDistance(table.Table("path_distance"), scope);
 }
 
-RewardProduct::RewardProduct(const std::vector<TaskTable>& factors, const QuantityScope& scope,
-                             const Quantity& success) {
+Quantity RewardProduct(const std::vector<TaskTable>& factors, const QuantityScope& scope,
+                       const Quantity& success) {
+  std::vector<Quantity> terms;
   for (const TaskTable& factor : factors) {
     const Quantity term = Term(factor, scope, success);
     const double offset = factor.Number("offset", 0.0);
     const double weight = factor.Number("weight", 1.0);
     factor.RejectUnread();
-    factors_.push_back([term, offset, weight](const mjModel* m, const mjData* d) {
+    terms.push_back([term, offset, weight](const mjModel* m, const mjData* d) {
       return offset + weight * term(m, d);
     });
   }
-}
-
-double RewardProduct::operator()(const mjModel* model, const mjData* data) const {
-  double product = 1.0;
-  for (const Quantity& factor : factors_) product *= factor(model, data);
-  return product;
+  return [terms](const mjModel* model, const mjData* data) {
+    double product = 1.0;
+    for (const Quantity& factor : terms) product *= factor(model, data);
+    return product;
+  };
 }
 
 }  // namespace dfmpc::envs

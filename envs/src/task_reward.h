@@ -1,6 +1,7 @@
 // The quantities a task file's rewards and success test read from the
-// simulation, and the reward: a product of factors `offset + weight * term`,
-// where the term is a quantity or dm_control's tolerance of one.
+// simulation, and the reward as a product of factors `offset + weight *
+// term`, where the term is a quantity or dm_control's tolerance of one (a
+// reward may also be a formula: reward_formula.h).
 #ifndef DFMPC_ENVS_SRC_TASK_REWARD_H_
 #define DFMPC_ENVS_SRC_TASK_REWARD_H_
 
@@ -41,18 +42,10 @@ Quantity ParseSensorReading(const task::TaskTable& table, const mjModel* model);
 Quantity ParseQuantity(const task::TaskTable& table, const QuantityScope& scope,
                        const Quantity& success);
 
-class RewardProduct {
- public:
-  RewardProduct() = default;
-  // `factors`: the [[...factor]] tables. Throws naming the key on bad input.
-  RewardProduct(const std::vector<task::TaskTable>& factors, const QuantityScope& scope,
-                const Quantity& success);
-  bool empty() const { return factors_.empty(); }
-  double operator()(const mjModel* model, const mjData* data) const;
-
- private:
-  std::vector<Quantity> factors_;
-};
+// The product of `factors`, the [[...factor]] tables (at least one). Throws
+// naming the key on bad input.
+Quantity RewardProduct(const std::vector<task::TaskTable>& factors, const QuantityScope& scope,
+                       const Quantity& success);
 
 }  // namespace dfmpc::envs
 

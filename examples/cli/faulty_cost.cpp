@@ -16,13 +16,14 @@ FaultyCost::FaultyCost(std::unique_ptr<planner::TaskCost> inner, std::int64_t th
   }
 }
 
-at::Tensor FaultyCost::Evaluate(const at::Tensor& observations, const at::Tensor& actions) const {
+at::Tensor FaultyCost::Evaluate(const at::Tensor& observations, const at::Tensor& actions,
+                               int64_t first_step) const {
   const std::int64_t call = ++calls_;
   if (throw_every_ > 0 && call % throw_every_ == 0) {
     ++thrown_;
     throw std::runtime_error("injected cost failure");
   }
-  const at::Tensor cost = inner_->StepCosts(observations, actions);
+  const at::Tensor cost = inner_->StepCosts(observations, actions, first_step);
   if (nan_every_ > 0 && call % nan_every_ == 0) {
     ++nans_;
     return cost * std::numeric_limits<double>::quiet_NaN();

@@ -30,7 +30,8 @@ class FaultyCost : public planner::TaskCost {
   std::int64_t nans() const { return nans_; }
 
  protected:
-  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override;
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions,
+                      int64_t first_step) const override;
 
  private:
   std::unique_ptr<planner::TaskCost> inner_;

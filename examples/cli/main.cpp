@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddBenchCacheCommand(*bench);
   dfmpc::cli::AddBenchRenderCommand(*bench);
   dfmpc::cli::AddBenchMpcCommand(*bench);
+  dfmpc::cli::AddBenchCostCommand(*bench);
   dfmpc::cli::AddBenchDeadlineCommand(*bench);
   dfmpc::cli::AddBenchSoakCommand(*bench);
   dfmpc::cli::AddBenchRolloutCommand(*bench);

@@ -1,5 +1,6 @@
 // dfmpc task check | new: validate a task folder and show what it defines,
 // or start one from the built-in pendulum's files.
+#include <ATen/ATen.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
@@ -67,6 +68,31 @@ void PrintCost(const task::TaskSpec& spec) {
   std::printf("cost per plan step: %s\n", terms.c_str());
 }
 
+// What the reward formulas and each cost term give at the state seed 0
+// starts from, before any action: a misread feature or scale shows here.
+void PrintValuesAtStart(const task::TaskSpec& spec, envs::Env& env) {
+  for (const auto& [where, value] : envs::FormulaValuesAtStart(spec, 0)) {
+    std::printf("%s at the initial state (seed 0): %s\n", where.c_str(), Number(value).c_str());
+  }
+  const Eigen::VectorXd start = env.Reset(0);
+  const at::Tensor observation =
+      at::tensor(std::vector<double>(start.data(), start.data() + start.size()), at::kDouble)
+          .view({1, 1, -1});
+  const at::Tensor action = at::zeros({1, 1, env.action_spec().size()}, at::kDouble);
+  const std::vector<task::TaskTable> tables = spec.root.Tables("cost");
+  std::string parts;
+  double total = 0.0;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const double value = planner::MakeTaskCostTerm(spec, static_cast<int>(i))
+                             ->StepCosts(observation, action)
+                             .item<double>();
+    total += value;
+    parts += (parts.empty() ? "" : " + ") + tables[i].Text("term") + " " + Number(value);
+  }
+  std::printf("cost at the initial state (seed 0, weighted): %s = %s\n", Number(total).c_str(),
+              parts.c_str());
+}
+
 void RunCheck(const std::string& name_or_folder) {
   const auto start = std::chrono::steady_clock::now();
   const task::TaskSpec spec = task::LoadTaskSpec(name_or_folder);
@@ -91,6 +117,7 @@ void RunCheck(const std::string& name_or_folder) {
   std::printf("planner: %s\n", DescribePlannerOptions(tuned).c_str());
   std::printf("oracle: horizon %d control steps, %d knots, %d samples, noise %.3g\n",
               oracle.horizon, oracle.num_knots, oracle.num_samples, oracle.noise_std);
+  PrintValuesAtStart(spec, *env);
   envs::RandomPolicy random(env->action_spec(), 0);
   const envs::Episode episode = envs::RunEpisode(*env, random, 0);
   std::printf("random policy, seed 0: return %.1f%s\n", episode.Return(),

@@ -6,10 +6,15 @@
 #include <cmath>
 #include <map>
 
+#include "expression_term.h"
+
 namespace dfmpc::planner {
 namespace {
 
 using task::TaskTable;
+
+// A generic term: observations [B, H, D], actions [B, H, A] -> cost [B, H].
+using TensorTerm = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
 
 // Observation feature `name`'s index.
 int64_t Feature(const TaskTable& table, const std::string& key,
@@ -56,67 +61,16 @@ at::Tensor UnitCosine(const at::Tensor& cosine, const at::Tensor& sine) {
 // is finite.
 at::Tensor SmoothNorm(const at::Tensor& vector) { return at::sqrt(vector.square().sum(-1) + 1e-6); }
 
-at::Tensor SmoothDistance(const at::Tensor& dx, const at::Tensor& dy) {
-  return at::sqrt(dx.square() + dy.square() + 1e-6);
-}
-
-// Angular velocity of a [B, H] plan of (cos, sin) pairs, from consecutive
-// steps dt seconds apart: the sine of the angle step (the cross product of
-// the unit pairs) over dt. The sine is within 0.6% of the angle up to the
-// pendulum's top speed at dt = 0.02 s (9 rad/s, 0.18 rad a step), and smooth
-// everywhere, unlike atan2. The first step repeats the second's estimate; a
-// one-step plan gets 0.
-at::Tensor FiniteDifferenceVelocity(const at::Tensor& cosine, const at::Tensor& sine, double dt) {
-  const int64_t steps = cosine.size(-1);
-  if (steps < 2) return at::zeros_like(cosine);
-  const at::Tensor c0 = cosine.narrow(-1, 0, steps - 1), s0 = sine.narrow(-1, 0, steps - 1);
-  const at::Tensor c1 = cosine.narrow(-1, 1, steps - 1), s1 = sine.narrow(-1, 1, steps - 1);
-  const at::Tensor norms =
-      at::sqrt((c0.square() + s0.square()) * (c1.square() + s1.square()) + 1e-6);
-  const at::Tensor velocity = (c0 * s1 - s0 * c1) / norms / dt;
-  return at::cat({velocity.narrow(-1, 0, 1), velocity}, -1);
-}
-
 // (1 - cos) / 2 of a (cos, sin) pair: 0 upright, 1 hanging.
-CostTerm Upright(const TaskTable& t, const std::vector<std::string>& names) {
+TensorTerm Upright(const TaskTable& t, const std::vector<std::string>& names) {
   const int64_t cos = Feature(t, "cos", names), sin = Feature(t, "sin", names);
   return [=](const at::Tensor& o, const at::Tensor&) {
     return (1.0 - UnitCosine(o.select(-1, cos), o.select(-1, sin))) / 2.0;
   };
 }
 
-// A pendulum's energy gap to upright at rest, in units of the bottom-to-top
-// gap: linear in a shortfall, and a surplus at `surplus_rate` of that. A
-// squared gap has no slope at the target: a swing that stops 30 degrees short
-// of upright lacks 6.7% of the energy and costs 0.0045, too little to prefer
-// the plans that pump, and it charged the surplus that a damped pendulum
-// needs at the bottom to arrive at the top in full (hinge damping x1.3 scored
-// 0). With no charge on the surplus, an underdamped pendulum spun through the
-// top instead (damping x0.5: mean 314 on three seeds, 802 at a quarter;
-// docs/design.md). Without a `velocity` feature, the velocity is estimated
-// from consecutive plan steps `dt` seconds apart.
-CostTerm PendulumEnergy(const TaskTable& t, const std::vector<std::string>& names) {
-  const int64_t cos = Feature(t, "cos", names), sin = Feature(t, "sin", names);
-  const bool has_velocity = t.Has("velocity");
-  const int64_t velocity = has_velocity ? Feature(t, "velocity", names) : -1;
-  const double dt = has_velocity ? 0.0 : Positive(t, "dt");
-  const double inertia = Positive(t, "inertia");
-  const double max_potential = Positive(t, "max_potential");
-  const double surplus_rate = t.Number("surplus_rate");
-  if (surplus_rate < 0.0) t.Fail("surplus_rate", "must be >= 0");
-  return [=](const at::Tensor& o, const at::Tensor&) {
-    const at::Tensor cosine = UnitCosine(o.select(-1, cos), o.select(-1, sin));
-    const at::Tensor speed =
-        has_velocity ? o.select(-1, velocity)
-                     : FiniteDifferenceVelocity(o.select(-1, cos), o.select(-1, sin), dt);
-    const at::Tensor energy = 0.5 * inertia * speed.square() + max_potential * cosine;
-    const at::Tensor gap = (energy - max_potential) / (2.0 * max_potential);
-    return at::relu(-gap) + surplus_rate * at::relu(gap);
-  };
-}
-
 // ((feature - target) / scale)^2.
-CostTerm Quadratic(const TaskTable& t, const std::vector<std::string>& names) {
+TensorTerm Quadratic(const TaskTable& t, const std::vector<std::string>& names) {
   const int64_t feature = Feature(t, "feature", names);
   const double target = t.Number("target", 0.0);
   const double scale = Positive(t, "scale");
@@ -127,7 +81,7 @@ CostTerm Quadratic(const TaskTable& t, const std::vector<std::string>& names) {
 }
 
 // sqrt(((feature - target) / scale)^2 + 1e-6): |x| with a finite gradient at 0.
-CostTerm SmoothAbs(const TaskTable& t, const std::vector<std::string>& names) {
+TensorTerm SmoothAbs(const TaskTable& t, const std::vector<std::string>& names) {
   const int64_t feature = Feature(t, "feature", names);
   const double target = t.Number("target", 0.0);
   const double scale = Positive(t, "scale");
@@ -137,7 +91,7 @@ CostTerm SmoothAbs(const TaskTable& t, const std::vector<std::string>& names) {
 }
 
 // The smoothed norm of features (minus others) over `scale`.
-CostTerm Distance(const TaskTable& t, const std::vector<std::string>& names) {
+TensorTerm Distance(const TaskTable& t, const std::vector<std::string>& names) {
   const std::vector<int64_t> features = Features(t, "features", names);
   const std::vector<int64_t> minus =
       t.Has("minus") ? Features(t, "minus", names, features.size()) : std::vector<int64_t>();
@@ -150,7 +104,7 @@ CostTerm Distance(const TaskTable& t, const std::vector<std::string>& names) {
   };
 }
 
-// dm_control's sigmoids (envs/include/dfmpc/envs/tolerance.h) on a distance
+// dm_control's sigmoids (dfmpc/task/tolerance.h) on a distance
 // `x` >= 0 already divided by the margin, with value v at x = 1.
 at::Tensor Sigmoid(const at::Tensor& x, const std::string& sigmoid, double v) {
   constexpr double kPi = 3.14159265358979323846;
@@ -171,7 +125,7 @@ at::Tensor Sigmoid(const at::Tensor& x, const std::string& sigmoid, double v) {
 // features (`features`, `minus`, as in `distance`), with the reward's
 // `tolerance = { bounds, margin, sigmoid, value_at_margin }` table: 0 within
 // the bounds, rising smoothly to 1 - value_at_margin at `margin` outside them.
-CostTerm Tolerance(const TaskTable& t, const std::vector<std::string>& names) {
+TensorTerm Tolerance(const TaskTable& t, const std::vector<std::string>& names) {
   const bool of_distance = t.Has("features");
   const int64_t feature = of_distance ? -1 : Feature(t, "feature", names);
   const std::vector<int64_t> features =
@@ -218,13 +172,13 @@ CostTerm Tolerance(const TaskTable& t, const std::vector<std::string>& names) {
 // The mean squared action component: a tie-breaker that prefers gentle
 // plans. It must stay below the task terms near the goal, or the planner
 // trades precision for torque.
-CostTerm Action(const TaskTable&, const std::vector<std::string>&) {
+TensorTerm Action(const TaskTable&, const std::vector<std::string>&) {
   return [](const at::Tensor&, const at::Tensor& a) { return a.square().mean(-1); };
 }
 
 // The mean squared change of the action from the plan's previous step (0 at
 // its first step).
-CostTerm ActionRate(const TaskTable&, const std::vector<std::string>&) {
+TensorTerm ActionRate(const TaskTable&, const std::vector<std::string>&) {
   return [](const at::Tensor&, const at::Tensor& a) {
     const int64_t steps = a.size(1);
     const at::Tensor change = a.narrow(1, 1, steps - 1) - a.narrow(1, 0, steps - 1);
@@ -232,65 +186,48 @@ CostTerm ActionRate(const TaskTable&, const std::vector<std::string>&) {
   };
 }
 
-// The shortest way to the goal around a U-maze's wall, for the built-in
-// pointmass_maze (envs/tasks/pointmass_maze/task.toml): the wall between the
-// start's corridor (y < -gate) and the goal's (y > gate) ends at x = gate;
-// the way round passes two corner waypoints (corner, -corner) and (corner,
-// corner) kept off it for the ball.
-CostTerm UMazePath(const TaskTable& t, const std::vector<std::string>& names) {
-  const std::vector<int64_t> position = Features(t, "position", names, 2);
-  const std::vector<int64_t> goal = Features(t, "goal", names, 2);
-  const double corner = Positive(t, "corner"), gate = t.Number("gate");
-  const double scale = Positive(t, "scale");
-  return [=](const at::Tensor& o, const at::Tensor&) {
-    const at::Tensor x = o.select(-1, position[0]), y = o.select(-1, position[1]);
-    const at::Tensor goal_x = o.select(-1, goal[0]), goal_y = o.select(-1, goal[1]);
-    const at::Tensor upper_corner_to_goal = SmoothDistance(goal_x - corner, goal_y - corner);
-    const at::Tensor direct = SmoothDistance(goal_x - x, goal_y - y);
-    const at::Tensor via_upper_corner =
-        SmoothDistance(x - corner, y - corner) + upper_corner_to_goal;
-    const at::Tensor via_both_corners =
-        SmoothDistance(x - corner, y + corner) + 2.0 * corner + upper_corner_to_goal;
-    const at::Tensor distance =
-        at::where(y > gate, direct, at::where(x > gate, via_upper_corner, via_both_corners));
-    return distance / scale;
-  };
-}
-
-using TermParser = CostTerm (*)(const TaskTable&, const std::vector<std::string>&);
+using TermParser = TensorTerm (*)(const TaskTable&, const std::vector<std::string>&);
 
 const std::map<std::string, TermParser>& Terms() {
   static const std::map<std::string, TermParser> terms = {
-      {"upright", Upright},        {"pendulum_energy", PendulumEnergy},
-      {"quadratic", Quadratic},    {"smooth_abs", SmoothAbs},
-      {"distance", Distance},      {"action", Action},
-      {"action_rate", ActionRate}, {"u_maze_path", UMazePath},
+      {"upright", Upright},   {"quadratic", Quadratic}, {"smooth_abs", SmoothAbs},
+      {"distance", Distance}, {"action", Action},       {"action_rate", ActionRate},
       {"tolerance", Tolerance}};
   return terms;
 }
 
-}  // namespace
-
-CostTerm ParseCostTerm(const TaskTable& table, const std::vector<std::string>& feature_names) {
+// The term a table names, unweighted.
+CostTerm Term(const TaskTable& table, const CostScope& scope) {
   const std::string kind = table.Text("term");
+  if (kind == "expression") return ParseExpressionTerm(table, scope);
   const auto found = Terms().find(kind);
   if (found == Terms().end()) {
-    std::string known;
-    for (const auto& [name, parse] : Terms()) known += (known.empty() ? "" : ", ") + name;
+    std::string known = "expression";
+    for (const auto& [name, parse] : Terms()) known += ", " + name;
     table.Fail("term", "unknown cost term '" + kind + "' (known: " + known + ")");
   }
-  const CostTerm term = found->second(table, feature_names);
+  const TensorTerm term = found->second(table, scope.features);
+  return [term](const at::Tensor& o, const at::Tensor& a, int64_t) { return term(o, a); };
+}
+
+}  // namespace
+
+CostTerm ParseCostTerm(const TaskTable& table, const CostScope& scope) {
+  const CostTerm term = Term(table, scope);
   const double weight = table.Number("weight");
   if (weight < 0.0) table.Fail("weight", "must be >= 0");
   const double terminal_weight = table.Number("terminal_weight", weight);
   if (terminal_weight < 0.0) table.Fail("terminal_weight", "must be >= 0");
   table.RejectUnread();
   if (terminal_weight == weight) {
-    return [term, weight](const at::Tensor& o, const at::Tensor& a) { return weight * term(o, a); };
+    return [term, weight](const at::Tensor& o, const at::Tensor& a, int64_t first_step) {
+      return weight * term(o, a, first_step);
+    };
   }
   // The plan's last step weighs `terminal_weight`, the others `weight`.
-  return [term, weight, terminal_weight](const at::Tensor& o, const at::Tensor& a) {
-    const at::Tensor cost = term(o, a);
+  return [term, weight, terminal_weight](const at::Tensor& o, const at::Tensor& a,
+                                         int64_t first_step) {
+    const at::Tensor cost = term(o, a, first_step);
     const int64_t steps = cost.size(1);
     at::Tensor weights = at::full({steps}, weight, cost.options());
     weights[steps - 1] = terminal_weight;

@@ -162,7 +162,9 @@ std::unique_ptr<MlpMppi> MlpMppi::FromFile(const std::string& ensemble_path,
   const worldmodel::MlpModelInfo& info = checkpoint.info.model;
   return std::make_unique<MlpMppi>(
       checkpoint,
-      MakeTaskCost(CarriedTask(info.task, info.task_file, info.task_mjcf, ensemble_path)), options);
+      MakeTaskCost(CarriedTask(info.task, info.task_file, info.task_mjcf, ensemble_path),
+                   checkpoint.info.action_repeat),
+      options);
 }
 
 std::unique_ptr<MlpMppi> MlpMppi::FromFile(const std::string& ensemble_path,
@@ -170,8 +172,10 @@ std::unique_ptr<MlpMppi> MlpMppi::FromFile(const std::string& ensemble_path,
                                            const task::TaskSpec& task) {
   worldmodel::CheckpointExpectation expect;
   expect.task = task.name;
-  return std::make_unique<MlpMppi>(worldmodel::LoadMlpEnsemble(ensemble_path, expect),
-                                   MakeTaskCost(task), options);
+  worldmodel::MlpEnsembleCheckpoint checkpoint = worldmodel::LoadMlpEnsemble(ensemble_path, expect);
+  const int action_repeat = checkpoint.info.action_repeat;
+  return std::make_unique<MlpMppi>(std::move(checkpoint), MakeTaskCost(task, action_repeat),
+                                   options);
 }
 
 void MlpMppi::Reset(const Eigen::VectorXd& observation) { impl_->Reset(); }

@@ -582,8 +582,9 @@ std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
       worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
   if (!task.empty()) return FromFile(model_path, options, task::LoadTaskSpec(task));
   const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {}, device);
-  return std::make_unique<Planner>(checkpoint,
-                                   MakeTaskCost(ModelTask(checkpoint.info, model_path)), options);
+  return std::make_unique<Planner>(
+      checkpoint,
+      MakeTaskCost(ModelTask(checkpoint.info, model_path), checkpoint.info.action_repeat), options);
 }
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
@@ -593,7 +594,8 @@ std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
   const c10::Device device =
       worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
   const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task.name, 0}, device);
-  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task), options);
+  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task, checkpoint.info.action_repeat),
+                                   options);
 }
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path) {
@@ -603,7 +605,8 @@ std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path) {
   if (checkpoint.info.sampling_levels > 0) {
     options = AtLevels(options, checkpoint.info.sampling_levels);
   }
-  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task), options);
+  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task, checkpoint.info.action_repeat),
+                                   options);
 }
 
 void Planner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }

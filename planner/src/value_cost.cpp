@@ -28,8 +28,9 @@ class ValueCost final : public TaskCost {
   int action_dim() const override { return inner_->action_dim(); }
 
  protected:
-  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
-    const at::Tensor cost = inner_->StepCosts(observations, actions);
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions,
+                      int64_t first_step) const override {
+    const at::Tensor cost = inner_->StepCosts(observations, actions, first_step);
     const int64_t steps = cost.size(1);
     if (step_ >= steps) return cost;  // a prefix that does not reach the step yet
     const int64_t column = step_;

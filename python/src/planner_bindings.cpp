@@ -71,7 +71,8 @@ std::unique_ptr<PyPlanner> PlannerFromFile(const std::string& model, const std::
   }
   const PlannerOptions options = WithKeywords(tuned, keywords);
   return std::make_unique<PyPlanner>(
-      std::make_unique<Planner>(checkpoint, planner::MakeTaskCost(*spec), options),
+      std::make_unique<Planner>(
+          checkpoint, planner::MakeTaskCost(*spec, checkpoint.info.action_repeat), options),
       "this Planner was handed to an AsyncPlanner and cannot be used");
 }
 

@@ -1,11 +1,11 @@
-#include "dfmpc/envs/tolerance.h"
+#include "dfmpc/task/tolerance.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
-namespace dfmpc::envs {
+namespace dfmpc::task {
 namespace {
 
 TEST(ToleranceTest, IsOneInsideBounds) {
@@ -47,4 +47,4 @@ TEST(ToleranceTest, RejectsBadArguments) {
 }
 
 }  // namespace
-}  // namespace dfmpc::envs
+}  // namespace dfmpc::task

@@ -1,6 +1,6 @@
 // The generic cost terms a task file can name beyond the built-in tasks':
 // `tolerance` equals 1 - the reward's dm_control tolerance (the scalar one of
-// envs/tolerance.h, tested against dm_control's figures) and
+// task/tolerance.h, tested against dm_control's figures) and
 // `terminal_weight` weighs the plan's last step alone.
 #include <gtest/gtest.h>
 #include <torch/types.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dfmpc/envs/tolerance.h"
+#include "dfmpc/task/tolerance.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/task/task_spec.h"
 
@@ -50,7 +50,7 @@ TEST(CostTermsTest, ToleranceIsOneMinusTheRewardsToleranceForEverySigmoid) {
                   plan);
     for (size_t i = 0; i < rows.size(); ++i) {
       const double expected =
-          1.5 * (1.0 - envs::Tolerance(rows[i][2], -1, 2, 3, envs::ParseSigmoid(sigmoid), 0.2));
+          1.5 * (1.0 - task::Tolerance(rows[i][2], -1, 2, 3, task::ParseSigmoid(sigmoid), 0.2));
       EXPECT_NEAR(costs[i], expected, 1e-12) << sigmoid << " at velocity " << rows[i][2];
     }
   }
@@ -66,7 +66,7 @@ TEST(CostTermsTest, ToleranceOfADistanceAndWithoutAMargin) {
       plan);
   EXPECT_NEAR(smooth[0], 0.0, 1e-12);
   EXPECT_NEAR(smooth[1], 0.0, 1e-6);  // the smoothed norm is 1 + 5e-7
-  EXPECT_NEAR(smooth[2], 1.0 - envs::Tolerance(2.0, 0, 1, 2, envs::Sigmoid::kLinear), 1e-6);
+  EXPECT_NEAR(smooth[2], 1.0 - task::Tolerance(2.0, 0, 1, 2, task::Sigmoid::kLinear), 1e-6);
   const std::vector<double> indicator = StepCosts(
       PendulumWithCost("[[cost]]\nterm = \"tolerance\"\nfeatures = [\"cos\"]\nminus = [\"sin\"]\n"
                        "tolerance = { bounds = [0, 0.25] }\nweight = 1"),

@@ -30,9 +30,10 @@ class SabotagedCost : public TaskCost {
   int action_dim() const override { return inner_->action_dim(); }
 
  protected:
-  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const override {
+  at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions,
+                      int64_t first_step) const override {
     if (sabotage_.throw_now) throw std::runtime_error("sabotaged cost");
-    const at::Tensor cost = inner_->StepCosts(observations, actions);
+    const at::Tensor cost = inner_->StepCosts(observations, actions, first_step);
     return sabotage_.nan_now ? cost * std::nan("") : cost;
   }
 

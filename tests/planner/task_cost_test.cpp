@@ -195,27 +195,38 @@ double Total(const std::string& task, const at::Tensor& observations) {
 std::unique_ptr<TaskCost> PendulumCostAtNovelSurplusRate() {
   const task::TaskSpec pendulum = task::LoadTaskSpec("pendulum_swingup");
   std::string text = pendulum.toml_text;
-  const std::string rate = "surplus_rate = 0.5";
+  const std::string rate = "max(-gap, 0.5 * gap)";
   const std::size_t at = text.find(rate);
   if (at == std::string::npos) throw std::logic_error("the pendulum's task file changed its rate");
-  text.replace(at, rate.size(), "surplus_rate = 0.25");
+  text.replace(at, rate.size(), "max(-gap, 0.25 * gap)");
   return MakeTaskCost(task::ParseTaskSpec(text, pendulum.mjcf_text, "pendulum, rate 0.25"));
 }
 
 // pendulum_swingup_novel observes no velocity: its cost is the pendulum's at
 // the velocity estimated between plan steps, sin(w dt) / dt for a plan
-// turning at w (within 0.6% of w up to the pendulum's top speed). The
+// turning at w (within 0.6% of w up to the pendulum's top speed), where the
+// plan follows the step just taken (PlanCosts, as planners score it). The
 // smoothing epsilon 1e-6 under the estimate's norm scales it by 1 - 5e-7:
 // a 1e-5 tolerance on the summed cost.
 TEST(PendulumNovelCostTest, IsThePendulumCostAtTheEstimatedVelocity) {
   const std::unique_ptr<TaskCost> pendulum = PendulumCostAtNovelSurplusRate();
+  const std::unique_ptr<TaskCost> novel = MakeTaskCost("pendulum_swingup_novel");
+  const at::Tensor action = torch::zeros({1}, torch::kDouble);
+  const at::Tensor actions = torch::zeros({1, 4, 1}, torch::kDouble);
   for (const double w : {0.0, 3.0, -8.0}) {
     const double estimate = std::sin(w * 0.02) / 0.02;
-    EXPECT_NEAR(Total("pendulum_swingup_novel", TurningPendulum(2.5, w, 4)),
-                Total(*pendulum, TurningPendulum(2.5, w, 4, estimate)), 1e-5)
+    const double before = 2.5 - w * 0.02;
+    const at::Tensor now = torch::tensor({std::cos(before), std::sin(before)}, torch::kDouble);
+    const at::Tensor observed_now =
+        torch::tensor({std::cos(before), std::sin(before), estimate}, torch::kDouble);
+    EXPECT_NEAR(novel->PlanCosts(TurningPendulum(2.5, w, 4), actions, now, action).sum().item<double>(),
+                pendulum->PlanCosts(TurningPendulum(2.5, w, 4, estimate), actions, observed_now, action)
+                    .sum()
+                    .item<double>(),
+                1e-5)
         << w;
   }
-  // A one-step plan has no velocity to estimate: 0.
+  // A sequence's first step has none before it to estimate from: 0.
   EXPECT_NEAR(Total("pendulum_swingup_novel", TurningPendulum(2.5, 5.0, 1)),
               Total(*pendulum, TurningPendulum(2.5, 5.0, 1, 0.0)), 1e-12);
 }

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dfmpc/envs/perturbation.h"
@@ -155,6 +156,12 @@ std::vector<std::string> TaskNames();
 // problem (naming the file and the key) and bad options.
 std::unique_ptr<Env> MakeEnv(const std::string& task, const EnvOptions& options = {});
 std::unique_ptr<Env> MakeEnv(const task::TaskSpec& task, const EnvOptions& options = {});
+
+// Each formula of a task file's reward, shaped reward and success test
+// ("FILE: reward.expression"), with its value at the state Reset(seed)
+// starts from (before any action): what `dfmpc task check` prints.
+std::vector<std::pair<std::string, double>> FormulaValuesAtStart(const task::TaskSpec& task,
+                                                                 std::uint64_t seed);
 
 }  // namespace dfmpc::envs
 

@@ -1,12 +1,15 @@
 // Task costs for planning: differentiable functions of a predicted plan
 // (observations and actions, in the environment's units), lower is better.
-// Written with tensor operations so that cost guidance can take their
-// gradient with respect to the plan.
+// The generic terms are tensor operations; a task file's formulas
+// (`term = "expression"`) are evaluated on the CPU in double precision and
+// differentiated by central differences, so that cost guidance can take the
+// gradient of either with respect to the plan.
 #ifndef DFMPC_PLANNER_TASK_COST_H_
 #define DFMPC_PLANNER_TASK_COST_H_
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -29,28 +32,44 @@ class TaskCost {
   // action taken before each observation, as in the tokens), floating point.
   // Returns the per-step cost [B, H], finite and >= 0, differentiable with
   // respect to both inputs. Throws std::invalid_argument on other shapes.
-  at::Tensor StepCosts(const at::Tensor& observations, const at::Tensor& actions) const;
+  // `first_step` is the plan step column 0 holds, which a formula reads as
+  // `step`; a formula's `previous.NAME` reads the column before, and column 0
+  // its own values.
+  at::Tensor StepCosts(const at::Tensor& observations, const at::Tensor& actions,
+                       int64_t first_step = 0) const;
   // The per-step cost [B, H] of plans that follow the step just taken: that
   // step (`last_observation` [observation_dim], the observation now, and
   // `last_action` [action_dim], the action applied before it) leads each
   // plan, so that terms across steps (action_rate, a finite-difference
   // velocity) see the boundary, and its own cost is dropped. This is how
   // planners score their candidates: a plan's first action is charged for
-  // its change from the action the actuator holds.
+  // its change from the action the actuator holds. The plan's first
+  // predicted step is step 0.
   at::Tensor PlanCosts(const at::Tensor& observations, const at::Tensor& actions,
                        const at::Tensor& last_observation, const at::Tensor& last_action) const;
 
  protected:
   // StepCosts after the shape checks.
-  virtual at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions) const = 0;
+  virtual at::Tensor Evaluate(const at::Tensor& observations, const at::Tensor& actions,
+                              int64_t first_step) const = 0;
 };
 
 // The cost of a task file's [[cost]] terms (dfmpc/task/task_spec.h).
-// `task`: a built-in name or a task folder. Throws std::invalid_argument
+// `task`: a built-in name or a task folder. `action_repeat`: the physics
+// steps between plan steps (a model's, ModelInfo::action_repeat; 0 takes
+// the task file's), which set a formula's `dt`. Throws std::invalid_argument
 // naming the known tasks for an unknown name, and the file and key for a
-// term it cannot build.
-std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task);
-std::unique_ptr<TaskCost> MakeTaskCost(const task::TaskSpec& task);
+// term it cannot build (a formula that does not parse, or gives NaN or inf
+// at a point the task's features can take).
+std::unique_ptr<TaskCost> MakeTaskCost(const std::string& task, int action_repeat = 0);
+std::unique_ptr<TaskCost> MakeTaskCost(const task::TaskSpec& task, int action_repeat = 0);
+
+// The [[cost]] term of `task` at `index` (in the file's order) alone,
+// weighted: what `dfmpc task check` and `dfmpc bench cost` show term by
+// term. Throws as MakeTaskCost does, and std::out_of_range for an index
+// past the terms.
+std::unique_ptr<TaskCost> MakeTaskCostTerm(const task::TaskSpec& task, int index,
+                                           int action_repeat = 0);
 
 // `cost` plus a critic's view beyond the plan (issue 31): at one step of
 // every plan it scores, weight * (1 - v(o)) / (1 - gamma), where v in

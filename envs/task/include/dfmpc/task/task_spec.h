@@ -89,6 +89,13 @@ TaskSpec LoadTaskSpec(const std::string& name_or_directory);
 TaskSpec ParseTaskSpec(const std::string& toml_text, const std::string& mjcf_text,
                        const std::string& origin);
 
+// Seconds between control steps: `action_repeat` physics steps (0: the task
+// file's) of the MJCF's timestep, its <option timestep="..."> (MuJoCo's
+// 0.002 s without one). Read without MuJoCo; envs checks it against the
+// compiled model. Throws std::invalid_argument naming the file for an MJCF
+// that is not XML or a timestep that is not a positive number.
+double ControlTimestep(const TaskSpec& task, int action_repeat = 0);
+
 // The built-in tasks, in a fixed order, and the folder that holds them:
 // $DFMPC_TASKS_DIR if set, else the installed share/dfmpc/tasks next to this
 // library, else the source tree's envs/tasks.

@@ -1,9 +1,10 @@
-#include "dfmpc/envs/tolerance.h"
+#include "dfmpc/task/tolerance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace dfmpc::envs {
+namespace dfmpc::task {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -24,16 +25,18 @@ void CheckValueAtMargin(Sigmoid sigmoid, double value_at_margin) {
 
 }  // namespace
 
+const std::vector<std::string>& SigmoidNames() {
+  static const std::vector<std::string> names = {"gaussian", "hyperbolic", "long_tail",
+                                                 "reciprocal", "cosine", "linear",
+                                                 "quadratic", "tanh_squared"};
+  return names;
+}
+
 Sigmoid ParseSigmoid(const std::string& name) {
-  if (name == "gaussian") return Sigmoid::kGaussian;
-  if (name == "hyperbolic") return Sigmoid::kHyperbolic;
-  if (name == "long_tail") return Sigmoid::kLongTail;
-  if (name == "reciprocal") return Sigmoid::kReciprocal;
-  if (name == "cosine") return Sigmoid::kCosine;
-  if (name == "linear") return Sigmoid::kLinear;
-  if (name == "quadratic") return Sigmoid::kQuadratic;
-  if (name == "tanh_squared") return Sigmoid::kTanhSquared;
-  throw std::invalid_argument("unknown sigmoid '" + name + "'");
+  const std::vector<std::string>& names = SigmoidNames();
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found == names.end()) throw std::invalid_argument("unknown sigmoid '" + name + "'");
+  return static_cast<Sigmoid>(found - names.begin());
 }
 
 double SigmoidValue(double x, Sigmoid sigmoid, double value_at_margin) {
@@ -83,4 +86,4 @@ double Tolerance(double x, double lower, double upper, double margin, Sigmoid si
   return SigmoidValue(distance, sigmoid, value_at_margin);
 }
 
-}  // namespace dfmpc::envs
+}  // namespace dfmpc::task

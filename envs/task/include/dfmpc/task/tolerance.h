@@ -2,12 +2,13 @@
 // Returns 1 when lower <= x <= upper and decays smoothly outside, reaching
 // `value_at_margin` at distance `margin` from the nearest bound. With
 // margin 0 the result is the indicator of the bounds.
-#ifndef DFMPC_ENVS_TOLERANCE_H_
-#define DFMPC_ENVS_TOLERANCE_H_
+#ifndef DFMPC_TASK_TOLERANCE_H_
+#define DFMPC_TASK_TOLERANCE_H_
 
 #include <string>
+#include <vector>
 
-namespace dfmpc::envs {
+namespace dfmpc::task {
 
 enum class Sigmoid {
   kGaussian,
@@ -20,8 +21,12 @@ enum class Sigmoid {
   kTanhSquared,
 };
 
-// Parses dm_control's names: "gaussian", "hyperbolic", "long_tail",
-// "reciprocal", "cosine", "linear", "quadratic", "tanh_squared".
+// dm_control's names of the sigmoids, in the enum's order: "gaussian",
+// "hyperbolic", "long_tail", "reciprocal", "cosine", "linear", "quadratic",
+// "tanh_squared".
+const std::vector<std::string>& SigmoidNames();
+
+// One of SigmoidNames(); throws std::invalid_argument for another name.
 Sigmoid ParseSigmoid(const std::string& name);
 
 // The sigmoid applied to a distance x already divided by the margin, so that
@@ -34,6 +39,6 @@ double SigmoidValue(double x, Sigmoid sigmoid, double value_at_margin);
 double Tolerance(double x, double lower, double upper, double margin = 0.0,
                  Sigmoid sigmoid = Sigmoid::kGaussian, double value_at_margin = 0.1);
 
-}  // namespace dfmpc::envs
+}  // namespace dfmpc::task
 
-#endif  // DFMPC_ENVS_TOLERANCE_H_
+#endif  // DFMPC_TASK_TOLERANCE_H_
