@@ -23,7 +23,7 @@ out=$1
 wanted=(libmujoco-dev libqhull-dev libhdf5-dev libaec-dev libcurl4-openssl-dev
   libssl-dev zlib1g-dev libegl-dev libgl-dev libglx-dev libopengl-dev libx11-dev x11proto-dev
   libxcb1-dev libxau-dev libxdmcp-dev libcli11-dev libstb-dev libgif-dev
-  libtomlplusplus-dev nlohmann-json3-dev libeigen3-dev gnuplot-nox)
+  libtomlplusplus-dev libmuparser-dev libtinyxml2-dev nlohmann-json3-dev libeigen3-dev gnuplot-nox)
 # The C and C++ runtimes: every target machine has its own, and newer.
 base=" libc6 libstdc++6 libgcc-s1 "
 

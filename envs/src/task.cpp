@@ -107,7 +107,8 @@ Quantity ParseReward(const TaskTable& table, const QuantityScope& scope,
     table.RejectUnread();
     return product;
   }
-  if (!factors.empty()) table.Fail("expression", "give [[factor]] tables or an expression, not both");
+  if (!factors.empty())
+    table.Fail("expression", "give [[factor]] tables or an expression, not both");
   auto formula = std::make_shared<const RewardFormula>(table, "expression", variables);
   table.RejectUnread();
   formulas->push_back(formula);
@@ -123,7 +124,8 @@ Quantity ParseSuccess(const TaskTable& table, const QuantityScope& scope,
     auto formula = std::make_shared<const RewardFormula>(table, "expression", variables);
     table.RejectUnread();
     formulas->push_back(formula);
-    return [formula](const mjModel* m, const mjData* d) { return (*formula)(m, d) > 0.5 ? 1.0 : 0.0; };
+    return
+        [formula](const mjModel* m, const mjData* d) { return (*formula)(m, d) > 0.5 ? 1.0 : 0.0; };
   }
   const Quantity quantity = ParseQuantity(table, scope, nullptr);
   const double below = table.Number("below");
@@ -196,11 +198,12 @@ Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_))
     variables.Add(feature_names_[i], features_[i], bounded ? lower_[i] : -scale_[i],
                   bounded ? upper_[i] : scale_[i]);
   }
-  for (const std::string& actuator : root.Texts("actions")) {
-    const int id = mj_name2id(m, mjOBJ_ACTUATOR, actuator.c_str());
+  const std::vector<std::string> actuator_names = root.Texts("actions");
+  for (std::size_t k = 0; k < actuators_.size(); ++k) {
+    const int id = actuators_[k];
     variables.Add(
-        "action." + actuator, [id](const mjModel*, const mjData* d) { return d->ctrl[id]; }, -1.0,
-        1.0);
+        "action." + actuator_names[k],
+        [id](const mjModel*, const mjData* d) { return d->ctrl[id]; }, -1.0, 1.0);
   }
   for (const TaskTable& quantity : root.Tables("quantity")) {
     const std::string name = quantity.Text("name");
@@ -212,7 +215,8 @@ Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_))
     variables.Add(name, ParseQuantity(quantity, scope, nullptr), kNaN, kNaN);
     quantity.RejectUnread();
   }
-  if (root.Has("success")) success_ = ParseSuccess(root.Table("success"), scope, variables, &formulas_);
+  if (root.Has("success"))
+    success_ = ParseSuccess(root.Table("success"), scope, variables, &formulas_);
   if (success_) variables.Add("success", success_, 0.0, 1.0);
   reward_ = ParseReward(root.Table("reward"), scope, variables, success_, &formulas_);
   if (root.Has("shaped_reward")) {
@@ -241,7 +245,8 @@ void Task::ProbeFormulas() const {
 std::vector<std::pair<std::string, double>> Task::FormulaValues(const mjModel* model,
                                                                 const mjData* data) const {
   std::vector<std::pair<std::string, double>> values;
-  for (const auto& formula : formulas_) values.emplace_back(formula->where(), (*formula)(model, data));
+  for (const auto& formula : formulas_)
+    values.emplace_back(formula->where(), (*formula)(model, data));
   return values;
 }
 

@@ -32,7 +32,7 @@ void AddTrainFramesCommand(CLI::App& app, const std::string& command_line);  // 
 void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
 void AddControlCommand(CLI::App& app);    // dfmpc control
 void AddBenchMpcCommand(CLI::App& bench);  // dfmpc bench mpc
-void AddBenchCostCommand(CLI::App& bench);  // dfmpc bench cost
+void AddBenchCostCommand(CLI::App& bench);      // dfmpc bench cost
 void AddBenchDeadlineCommand(CLI::App& bench);  // dfmpc bench deadline
 void AddBenchSoakCommand(CLI::App& bench);      // dfmpc bench soak
 void AddRolloutCommand(CLI::App& app);      // dfmpc rollout

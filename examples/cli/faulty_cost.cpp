@@ -17,7 +17,7 @@ FaultyCost::FaultyCost(std::unique_ptr<planner::TaskCost> inner, std::int64_t th
 }
 
 at::Tensor FaultyCost::Evaluate(const at::Tensor& observations, const at::Tensor& actions,
-                               int64_t first_step) const {
+                                int64_t first_step) const {
   const std::int64_t call = ++calls_;
   if (throw_every_ > 0 && call % throw_every_ == 0) {
     ++thrown_;

@@ -1,6 +1,7 @@
 // dfmpc task check | new: validate a task folder and show what it defines,
 // or start one from the built-in pendulum's files.
 #include <ATen/ATen.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>

@@ -190,8 +190,8 @@ using TermParser = TensorTerm (*)(const TaskTable&, const std::vector<std::strin
 
 const std::map<std::string, TermParser>& Terms() {
   static const std::map<std::string, TermParser> terms = {
-      {"upright", Upright},   {"quadratic", Quadratic}, {"smooth_abs", SmoothAbs},
-      {"distance", Distance}, {"action", Action},       {"action_rate", ActionRate},
+      {"upright", Upright},    {"quadratic", Quadratic}, {"smooth_abs", SmoothAbs},
+      {"distance", Distance},  {"action", Action},       {"action_rate", ActionRate},
       {"tolerance", Tolerance}};
   return terms;
 }
@@ -204,7 +204,12 @@ CostTerm Term(const TaskTable& table, const CostScope& scope) {
   if (found == Terms().end()) {
     std::string known = "expression";
     for (const auto& [name, parse] : Terms()) known += ", " + name;
-    table.Fail("term", "unknown cost term '" + kind + "' (known: " + known + ")");
+    // Terms that became formulas, for a model that carries an older file.
+    const bool removed = kind == "pendulum_energy" || kind == "u_maze_path";
+    table.Fail("term", "unknown cost term '" + kind + "' (known: " + known + ")" +
+                           (removed ? "; it is a formula in the built-in task's file now: `dfmpc "
+                                      "task stamp TASK MODEL` gives a model its task's file"
+                                    : ""));
   }
   const TensorTerm term = found->second(table, scope.features);
   return [term](const at::Tensor& o, const at::Tensor& a, int64_t) { return term(o, a); };

@@ -27,7 +27,7 @@ struct CostScope {
   // A range each feature takes (its bounds, else +-scale): formulas are
   // probed there at load.
   std::vector<double> lower, upper;
-  std::vector<std::string> actuators;       // the action's, in order
+  std::vector<std::string> actuators;        // the action's, in order
   std::function<double()> control_timestep;  // seconds between plan steps
 };
 

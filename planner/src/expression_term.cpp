@@ -76,8 +76,8 @@ class ExpressionTerm {
       }
     }
     const at::Tensor values = at::empty({batch, steps}, at::TensorOptions(at::kDouble));
-    const bool differentiate = at::GradMode::is_enabled() &&
-                               (observations.requires_grad() || actions.requires_grad());
+    const bool differentiate =
+        at::GradMode::is_enabled() && (observations.requires_grad() || actions.requires_grad());
     std::vector<std::pair<at::Tensor, at::Tensor>> slopes;  // (source, d value / d source)
     {
       const std::lock_guard<std::mutex> lock(mutex_);

@@ -37,8 +37,7 @@ TEST(ExpressionTest, ToleranceIsTheRewardsToleranceForEverySigmoid) {
   for (size_t s = 0; s < sigmoids.size(); ++s) {
     Expression formula("tolerance(x, -1, 2, 3, sigmoid." + sigmoids[s] + ", 0.2)", {"x"}, "test");
     for (double x = -10.0; x <= 12.0; x += 0.1) {
-      EXPECT_NEAR(formula.Evaluate(&x), Tolerance(x, -1, 2, 3, static_cast<Sigmoid>(s), 0.2),
-                  1e-12)
+      EXPECT_NEAR(formula.Evaluate(&x), Tolerance(x, -1, 2, 3, static_cast<Sigmoid>(s), 0.2), 1e-12)
           << sigmoids[s] << " at " << x;
     }
   }
@@ -94,12 +93,14 @@ TEST(ExpressionTest, BadFormulasAreNamedWithWhereAndWhy) {
   const std::vector<std::string> pendulum = {"cos", "sin", "velocity", "action.torque"};
   const std::string where = "arm/task.toml: cost[2].expression: ";
   EXPECT_EQ(ErrorOf("0.5 * velocty^2", pendulum),
-            where + "unknown variable 'velocty' (did you mean 'velocity'?); the variables are "
-                    "cos, sin, velocity, action.torque");
+            where +
+                "unknown variable 'velocty' (did you mean 'velocity'?); the variables are "
+                "cos, sin, velocity, action.torque");
   EXPECT_EQ(ErrorOf("tolerence(cos, 0, 1, 0, sigmoid.gaussian, 0.1)", pendulum),
             where + "unknown function 'tolerence'");
-  EXPECT_EQ(ErrorOf("torque + vel", pendulum).find(where + "unknown variable 'torque' (did you "
-                                                           "mean 'action.torque'?)"),
+  EXPECT_EQ(ErrorOf("torque + vel", pendulum)
+                .find(where + "unknown variable 'torque' (did you "
+                              "mean 'action.torque'?)"),
             0u);
   EXPECT_NE(ErrorOf("tolerance(cos, 0, 1)", pendulum).find(where + "Too few parameters"),
             std::string::npos);
@@ -111,8 +112,9 @@ TEST(ExpressionTest, BadFormulasAreNamedWithWhereAndWhy) {
   EXPECT_EQ(ErrorOf(" \n ", pendulum), where + "the formula is empty");
   EXPECT_EQ(ErrorOf("cos = 2 * sin, cos", pendulum),
             where + "assigns to 'cos', which is a variable: name the value otherwise");
-  EXPECT_EQ(ErrorOf("cosine", pendulum).find(where + "unknown variable 'cosine' (did you mean "
-                                                     "'cos'?)"),
+  EXPECT_EQ(ErrorOf("cosine", pendulum)
+                .find(where + "unknown variable 'cosine' (did you mean "
+                              "'cos'?)"),
             0u);
   EXPECT_EQ(ErrorOf("x", {"x", "inf"}), where + "'inf' names a constant of formulas; rename it");
   EXPECT_EQ(ErrorOf("x", {"x", "pole-angle"}).find(where + "'pole-angle' cannot be read"), 0u);
@@ -128,12 +130,14 @@ TEST(ExpressionTest, AProbeRefusesWhatIsNotFiniteAndSaysWhy) {
   Expression bad_margin("tolerance(x, 0, 1, 2, sigmoid.gaussian, 1.5)", {"x"},
                         "arm/task.toml: cost");
   const double outside = 3.0;
-  EXPECT_NE(ErrorOf([&] { bad_margin.Probe(&outside); })
-                .find("gives nan at x = 3 (tolerance: value_at_margin 1.5"),
+  EXPECT_NE(ErrorOf([&] {
+              bad_margin.Probe(&outside);
+            }).find("gives nan at x = 3 (tolerance: value_at_margin 1.5"),
             std::string::npos);
   Expression bad_sigmoid("tolerance(x, 0, 1, 2, 8, 0.1)", {"x"}, "arm/task.toml: cost");
-  EXPECT_NE(ErrorOf([&] { bad_sigmoid.Probe(&outside); })
-                .find("(tolerance: the sigmoid (argument 5) must be one of sigmoid.gaussian, "),
+  EXPECT_NE(ErrorOf([&] {
+              bad_sigmoid.Probe(&outside);
+            }).find("(tolerance: the sigmoid (argument 5) must be one of sigmoid.gaussian, "),
             std::string::npos);
   Expression division("1 / x", {"x"}, "arm/task.toml: cost");
   const double zero = 0.0;

@@ -40,8 +40,8 @@ constexpr char kCartpoleReward[] =
 
 TEST(RewardFormulaTest, TheCartpolesRewardAsAFormulaIsItsFactors) {
   const auto factors = MakeEnv("cartpole_swingup");
-  const auto formula = MakeEnv(Edited("cartpole_swingup", "[[reward.factor]]", "[[cost]]",
-                                      kCartpoleReward));
+  const auto formula =
+      MakeEnv(Edited("cartpole_swingup", "[[reward.factor]]", "[[cost]]", kCartpoleReward));
   factors->Reset(3);
   formula->Reset(3);
   for (int t = 0; t < 300; ++t) {
@@ -56,11 +56,11 @@ TEST(RewardFormulaTest, TheCartpolesRewardAsAFormulaIsItsFactors) {
 // hinge's velocity sensor all the same, named in a [[quantity]] table.
 TEST(RewardFormulaTest, AQuantityReadsASensorThatIsNotObserved) {
   const auto factors = MakeEnv("pendulum_swingup_novel");
-  const auto formula = MakeEnv(Edited(
-      "pendulum_swingup_novel", "[[shaped_reward.factor]]", "[[cost]]",
-      "[[quantity]]\nname = \"hinge_speed\"\nsensor = \"hinge_velocity\"\n"
-      "[shaped_reward]\nexpression = \"(0.5 + 0.5 * cos) * "
-      "(0.8 + 0.2 * tolerance(hinge_speed, 0, 0, 8, sigmoid.quadratic, 0))\""));
+  const auto formula =
+      MakeEnv(Edited("pendulum_swingup_novel", "[[shaped_reward.factor]]", "[[cost]]",
+                     "[[quantity]]\nname = \"hinge_speed\"\nsensor = \"hinge_velocity\"\n"
+                     "[shaped_reward]\nexpression = \"(0.5 + 0.5 * cos) * "
+                     "(0.8 + 0.2 * tolerance(hinge_speed, 0, 0, 8, sigmoid.quadratic, 0))\""));
   factors->Reset(1);
   formula->Reset(1);
   for (int t = 0; t < 200; ++t) {
@@ -74,10 +74,10 @@ TEST(RewardFormulaTest, AQuantityReadsASensorThatIsNotObserved) {
 // The maze's success as a comparison, and its reward reading `success`.
 TEST(RewardFormulaTest, SuccessIsAFormulaThatHolds) {
   const auto factors = MakeEnv("pointmass_maze");
-  const auto formula = MakeEnv(Edited(
-      "pointmass_maze", "[success]", "[[shaped_reward.factor]]",
-      "[success]\nexpression = \"sqrt((x - goal_x)^2 + (y - goal_y)^2) < 0.5\"\n"
-      "[reward]\nexpression = \"success\"\n"));
+  const auto formula =
+      MakeEnv(Edited("pointmass_maze", "[success]", "[[shaped_reward.factor]]",
+                     "[success]\nexpression = \"sqrt((x - goal_x)^2 + (y - goal_y)^2) < 0.5\"\n"
+                     "[reward]\nexpression = \"success\"\n"));
   factors->Reset(0);
   formula->Reset(0);
   Eigen::VectorXd state = factors->state();
@@ -119,7 +119,8 @@ TEST(RewardFormulaTest, BadFormulasAreNamedWithTheFileAndKey) {
       {"[reward]\ndescription = \"none\"",
        "arm/task.toml: reward.factor: missing: at least one factor table, or an expression"},
       // The cart's rails end at 1.8 m: x - 5 < 0 wherever it is.
-      {"[reward]\nexpression = \"log(x - 5)\"", "arm/task.toml: reward.expression: gives nan at x = "},
+      {"[reward]\nexpression = \"log(x - 5)\"",
+       "arm/task.toml: reward.expression: gives nan at x = "},
       {"[[quantity]]\nname = \"cos\"\nsensor = \"pole_axis\"\n[reward]\nexpression = \"cos\"",
        "arm/task.toml: quantity[0].name: 'cos' is already a feature or quantity"},
       {"[[quantity]]\nname = \"spin\"\nsensor = \"pole_spin\"\n[reward]\nexpression = \"spin\"",

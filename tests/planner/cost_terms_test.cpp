@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "dfmpc/task/tolerance.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/task/task_spec.h"
+#include "dfmpc/task/tolerance.h"
 
 namespace dfmpc::planner {
 namespace {

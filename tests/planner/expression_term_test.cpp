@@ -22,8 +22,8 @@ at::Tensor UnitCosine(const at::Tensor& cosine, const at::Tensor& sine) {
   return cosine / at::sqrt(cosine.square() + sine.square() + 1e-6);
 }
 
-at::Tensor EnergyGapCost(const at::Tensor& cosine, const at::Tensor& sine,
-                         const at::Tensor& speed, double surplus_rate) {
+at::Tensor EnergyGapCost(const at::Tensor& cosine, const at::Tensor& sine, const at::Tensor& speed,
+                         double surplus_rate) {
   const at::Tensor energy = 0.5 * 0.25 * speed.square() + 4.905 * UnitCosine(cosine, sine);
   const at::Tensor gap = (energy - 4.905) / (2.0 * 4.905);
   return at::relu(-gap) + surplus_rate * at::relu(gap);
@@ -145,8 +145,8 @@ TEST(ExpressionTermTest, StepAndDtCountPlanStepsAndSeconds) {
 }
 
 TEST(ExpressionTermTest, PreviousReadsTheStepBefore) {
-  const at::Tensor o = torch::tensor({0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 4.0}, at::kDouble)
-                           .view({1, 3, 3});
+  const at::Tensor o =
+      torch::tensor({0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 4.0}, at::kDouble).view({1, 3, 3});
   const at::Tensor a = torch::tensor({0.5, -0.5, 0.25}, at::kDouble).view({1, 3, 1});
   const auto cost = PendulumCostOf("previous.velocity - velocity + previous.action.torque");
   // The first step reads its own values: 1 - 1 + 0.5.
@@ -164,7 +164,10 @@ TEST(ExpressionTermTest, GradientsEqualAutogradOfTheReplacedTerms) {
   const task::TaskSpec pendulum = task::LoadTaskSpec("pendulum_swingup");
   const at::Tensor o = Uniform(4, 8, {{-1.2, 1.2}, {-1.2, 1.2}, {-12.0, 12.0}}, 4);
   const at::Tensor actual = o.clone().requires_grad_(), expected = o.clone().requires_grad_();
-  MakeTaskCostTerm(pendulum, 1)->StepCosts(actual, at::zeros({4, 8, 1}, at::kDouble)).sum().backward();
+  MakeTaskCostTerm(pendulum, 1)
+      ->StepCosts(actual, at::zeros({4, 8, 1}, at::kDouble))
+      .sum()
+      .backward();
   (0.5 * EnergyGapCost(expected.select(-1, 0), expected.select(-1, 1), expected.select(-1, 2), 0.5))
       .sum()
       .backward();

@@ -219,11 +219,12 @@ TEST(PendulumNovelCostTest, IsThePendulumCostAtTheEstimatedVelocity) {
     const at::Tensor now = torch::tensor({std::cos(before), std::sin(before)}, torch::kDouble);
     const at::Tensor observed_now =
         torch::tensor({std::cos(before), std::sin(before), estimate}, torch::kDouble);
-    EXPECT_NEAR(novel->PlanCosts(TurningPendulum(2.5, w, 4), actions, now, action).sum().item<double>(),
-                pendulum->PlanCosts(TurningPendulum(2.5, w, 4, estimate), actions, observed_now, action)
-                    .sum()
-                    .item<double>(),
-                1e-5)
+    EXPECT_NEAR(
+        novel->PlanCosts(TurningPendulum(2.5, w, 4), actions, now, action).sum().item<double>(),
+        pendulum->PlanCosts(TurningPendulum(2.5, w, 4, estimate), actions, observed_now, action)
+            .sum()
+            .item<double>(),
+        1e-5)
         << w;
   }
   // A sequence's first step has none before it to estimate from: 0.

@@ -23,8 +23,8 @@ double ControlTimestep(const TaskSpec& task, int action_repeat) {
     if (option->Attribute("timestep") == nullptr) continue;
     if (option->QueryDoubleAttribute("timestep", &timestep) != tinyxml2::XML_SUCCESS ||
         !(timestep > 0.0)) {
-      throw std::invalid_argument(mjcf + ": <option timestep=\"" +
-                                  option->Attribute("timestep") + "\">: not a positive number");
+      throw std::invalid_argument(mjcf + ": <option timestep=\"" + option->Attribute("timestep") +
+                                  "\">: not a positive number");
     }
   }
   const int repeat = action_repeat > 0 ? action_repeat : task.root.Integer("action_repeat");

@@ -30,7 +30,8 @@ double ToleranceFunction(double x, double lower, double upper, double margin, do
   if (!(sigmoid >= 0.0 && sigmoid < static_cast<double>(names.size())) ||
       sigmoid != std::floor(sigmoid)) {
     std::string known;
-    for (const std::string& name : names) known += (known.empty() ? "sigmoid." : ", sigmoid.") + name;
+    for (const std::string& name : names)
+      known += (known.empty() ? "sigmoid." : ", sigmoid.") + name;
     domain_error = "tolerance: the sigmoid (argument 5) must be one of " + known;
     return std::numeric_limits<double>::quiet_NaN();
   }
@@ -107,8 +108,7 @@ std::vector<std::string> AssignedNames(const std::string& text) {
     const size_t next = text.find_first_not_of(' ', end);
     const bool assigned = next != std::string::npos && text[next] == '=' &&
                           (next + 1 == text.size() || text[next + 1] != '=');
-    if (assigned && IsName(name) &&
-        std::find(names.begin(), names.end(), name) == names.end()) {
+    if (assigned && IsName(name) && std::find(names.begin(), names.end(), name) == names.end()) {
       names.push_back(name);
     }
     i = end;
@@ -168,17 +168,17 @@ struct Expression::Impl {
     const size_t after = at == std::string::npos ? text.size() : at + name.size();
     const size_t next = text.find_first_not_of(' ', after);
     const bool called = next != std::string::npos && text[next] == '(';
-    std::string message = std::string("unknown ") + (called ? "function" : "variable") + " '" +
-                          name + "'";
+    std::string message =
+        std::string("unknown ") + (called ? "function" : "variable") + " '" + name + "'";
     if (!called) {
       // A name it qualifies ("torque" for "action.torque"), one it extends
       // or shortens ("cosine" for "cos"), else the nearest spelling.
       std::string closest;
       size_t best = std::max<size_t>(2, name.size() / 3) + 1;
       for (const std::string& variable : variables) {
-        const bool qualifies = variable.size() > name.size() &&
-                               variable.compare(variable.size() - name.size() - 1,
-                                                std::string::npos, "." + name) == 0;
+        const bool qualifies =
+            variable.size() > name.size() &&
+            variable.compare(variable.size() - name.size() - 1, std::string::npos, "." + name) == 0;
         const size_t shorter = std::min(name.size(), variable.size());
         const bool extends = shorter >= 3 && name.compare(0, shorter, variable, 0, shorter) == 0;
         const size_t distance = qualifies ? 0 : extends ? 1 : EditDistance(name, variable);
@@ -265,8 +265,8 @@ double* Expression::Column(int index) {
 
 void Expression::EvaluateColumns(int count, double* results) {
   if (count > impl_->capacity) {
-    throw std::out_of_range(impl_->where + ": " + std::to_string(count) +
-                            " points, room for " + std::to_string(impl_->capacity));
+    throw std::out_of_range(impl_->where + ": " + std::to_string(count) + " points, room for " +
+                            std::to_string(impl_->capacity));
   }
   // Point by point through the compiled formula: muParser's bulk mode, as
   // Debian builds it, runs an OpenMP region that sets the caller's thread

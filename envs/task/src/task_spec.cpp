@@ -21,10 +21,9 @@ namespace fs = std::filesystem;
 // The top-level keys a task file may hold; docs/your_robot.md explains each.
 const std::set<std::string>& KnownSections() {
   static const std::set<std::string> known = {
-      "name",          "description", "mjcf",    "action_repeat", "episode_physics_steps",
-      "camera",        "observation", "actions", "initial",       "reward",
-      "shaped_reward", "success",     "cost",    "planner",       "oracle",
-      "quantity"};
+      "name",        "description", "mjcf",    "action_repeat", "episode_physics_steps", "camera",
+      "observation", "actions",     "initial", "reward",        "shaped_reward",         "success",
+      "cost",        "planner",     "oracle",  "quantity"};
   return known;
 }
 

@@ -26,9 +26,9 @@ void CheckValueAtMargin(Sigmoid sigmoid, double value_at_margin) {
 }  // namespace
 
 const std::vector<std::string>& SigmoidNames() {
-  static const std::vector<std::string> names = {"gaussian", "hyperbolic", "long_tail",
-                                                 "reciprocal", "cosine", "linear",
-                                                 "quadratic", "tanh_squared"};
+  static const std::vector<std::string> names = {"gaussian",   "hyperbolic",  "long_tail",
+                                                 "reciprocal", "cosine",      "linear",
+                                                 "quadratic",  "tanh_squared"};
   return names;
 }
 

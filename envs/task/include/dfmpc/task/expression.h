@@ -10,8 +10,9 @@
 //   tolerance(x, lower, upper, margin, sigmoid, value_at_margin)
 // (dfmpc/task/tolerance.h), whose sigmoid is one of sigmoid.gaussian,
 // sigmoid.hyperbolic, sigmoid.long_tail, sigmoid.reciprocal, sigmoid.cosine,
-// sigmoid.linear, sigmoid.quadratic, sigmoid.tanh_squared. Line breaks count as spaces. A formula may name its
-// intermediate values, comma-separated, the last one its value:
+// sigmoid.linear, sigmoid.quadratic, sigmoid.tanh_squared. Line breaks
+// count as spaces. A formula may name its intermediate values,
+// comma-separated, the last one its value:
 //   gap = (energy - 4.905) / 9.81, max(-gap, 0.5 * gap)
 //
 // Not thread-safe: evaluating writes the variables' storage and the parser's
@@ -31,8 +32,7 @@ class Expression {
   // Throws std::invalid_argument "WHERE: ..." for a syntax error, an unknown
   // variable or function (with the known variables), a function given the
   // wrong number of arguments, or a variable named like a constant.
-  Expression(const std::string& text, std::vector<std::string> variables,
-             const std::string& where);
+  Expression(const std::string& text, std::vector<std::string> variables, const std::string& where);
   ~Expression();
   Expression(Expression&&) noexcept;
   Expression& operator=(Expression&&) noexcept;
