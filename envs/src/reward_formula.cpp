@@ -17,21 +17,20 @@ RewardFormula::RewardFormula(const task::TaskTable& table, const std::string& ke
     : expression_(table.Text(key), variables.names, table.Where(key)),
       readers_(variables.readers),
       lower_(variables.lower),
-      upper_(variables.upper) {
+      upper_(variables.upper),
+      values_(readers_.size(), 0.0) {
   for (size_t i = 0; i < readers_.size(); ++i) {
     if (!expression_.Reads(static_cast<int>(i))) readers_[i] = nullptr;
   }
 }
 
 double RewardFormula::operator()(const mjModel* model, const mjData* data) const {
-  // Read outside the lock: the quantities read only `data`.
-  thread_local std::vector<double> values;
-  values.assign(readers_.size(), 0.0);
-  for (size_t i = 0; i < readers_.size(); ++i) {
-    if (readers_[i]) values[i] = readers_[i](model, data);
-  }
   const std::lock_guard<std::mutex> lock(mutex_);
-  return expression_.Evaluate(values.data());
+  // A reader may evaluate another formula (`success`), with its own lock.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (readers_[i]) values_[i] = readers_[i](model, data);
+  }
+  return expression_.Evaluate(values_.data());
 }
 
 void RewardFormula::Probe(const mjModel* model, const mjData* data, int count, Rng* rng) const {

@@ -47,10 +47,11 @@ class RewardFormula {
   void Probe(const mjModel* model, const mjData* data, int count, Rng* rng) const;
 
  private:
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards the two below
   mutable task::Expression expression_;
   std::vector<Quantity> readers_;  // empty where the formula does not read it
   std::vector<double> lower_, upper_;
+  mutable std::vector<double> values_;  // the point being evaluated
 };
 
 }  // namespace dfmpc::envs

@@ -71,13 +71,14 @@ TEST(RewardFormulaTest, AQuantityReadsASensorThatIsNotObserved) {
   }
 }
 
-// The maze's success as a comparison, and its reward reading `success`.
+// The maze's success as a comparison, and its reward reading `success`
+// (itself a formula) among features.
 TEST(RewardFormulaTest, SuccessIsAFormulaThatHolds) {
   const auto factors = MakeEnv("pointmass_maze");
   const auto formula =
       MakeEnv(Edited("pointmass_maze", "[success]", "[[shaped_reward.factor]]",
                      "[success]\nexpression = \"sqrt((x - goal_x)^2 + (y - goal_y)^2) < 0.5\"\n"
-                     "[reward]\nexpression = \"success\"\n"));
+                     "[reward]\nexpression = \"(x < 100) * success * (goal_y > -100)\"\n"));
   factors->Reset(0);
   formula->Reset(0);
   Eigen::VectorXd state = factors->state();
