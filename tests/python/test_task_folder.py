@@ -74,3 +74,49 @@ def test_a_model_of_a_folder_task_is_planned_with_and_no_task_named(tmp_path):
     assert action.shape == (3,) and np.all(np.abs(action) <= 1.0)
     with pytest.raises(Exception, match="model was trained for task 'arm3', not 'reacher'"):
         dfmpc.Planner.from_file(model, task="reacher")
+
+
+def arm3_with(tmp_path, replace):
+    """A copy of the arm3 folder with parts of its task file replaced."""
+    folder = tmp_path / "arm3_formulas"
+    folder.mkdir()
+    text = (pathlib.Path(ARM3) / "task.toml").read_text()
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    (folder / "task.toml").write_text(text)
+    (folder / "arm3.xml").write_text((pathlib.Path(ARM3) / "arm3.xml").read_text())
+    return str(folder)
+
+
+REWARD_FACTOR = ('[[reward.factor]]\nnorm = ["to_target_x", "to_target_y"]\n'
+                 'tolerance = { bounds = [0, 0.03] }\n')
+
+
+def test_formulas_in_a_task_folder_reward_and_plan_from_python(tmp_path):
+    folder = arm3_with(tmp_path, [
+        (REWARD_FACTOR, '[reward]\nexpression = """\n'
+         'distance = sqrt(to_target_x^2 + to_target_y^2),\n'
+         'tolerance(distance, 0, 0.03, 0, sigmoid.gaussian, 0.1)\n"""\n'),
+        ('term = "action"\nweight = 0.01',
+         'term = "expression"\nexpression = "(action.motor1^2 + action.motor2^2 + '
+         'action.motor3^2) / 3"\nweight = 0.01')])
+    factors, formulas = dfmpc.make_env(ARM3), dfmpc.make_env(folder)
+    for env in (factors, formulas):
+        env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        action = rng.uniform(-1, 1, size=3)
+        assert formulas.step(action)[1] == pytest.approx(factors.step(action)[1], abs=1e-12)
+    planner = dfmpc.Planner.from_file(str(ROOT / "examples" / "models" / "arm3.pt"), task=folder,
+                                      candidates=2)
+    observation, _ = formulas.reset(seed=1)
+    planner.reset(observation)
+    assert np.all(np.abs(planner.act(observation)) <= 1.0)
+
+
+def test_a_misspelt_formula_names_the_file_and_key(tmp_path):
+    folder = arm3_with(tmp_path, [(REWARD_FACTOR, '[reward]\nexpression = "to_target_z"\n')])
+    with pytest.raises(ValueError, match=r"reward.expression: unknown variable 'to_target_z' "
+                                         r"\(did you mean 'to_target_x'\?\)"):
+        dfmpc.make_env(folder)
