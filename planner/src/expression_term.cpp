@@ -60,17 +60,20 @@ class ExpressionTerm {
                         int64_t first_step) {
     const int64_t batch = observations.size(0), steps = observations.size(1);
     const int count = static_cast<int>(batch * steps);
-    // Variable i's values at every (candidate, step), as differentiable
-    // [B, T] tensors of the inputs; undefined for `dt` and `step`.
+    // The values of each variable it reads at every (candidate, step), as
+    // differentiable [B, T] tensors of the inputs; undefined for the others
+    // and for `dt` and `step`.
     std::vector<at::Tensor> sources(layout_.size());
     for (int i = 0; i < layout_.features; ++i) {
-      sources[layout_.Feature(i)] = observations.select(-1, i);
+      if (expression_.Reads(layout_.Feature(i))) {
+        sources[layout_.Feature(i)] = observations.select(-1, i);
+      }
       if (expression_.Reads(layout_.PreviousFeature(i))) {
         sources[layout_.PreviousFeature(i)] = Previous(observations.select(-1, i));
       }
     }
     for (int k = 0; k < layout_.actions; ++k) {
-      sources[layout_.Action(k)] = actions.select(-1, k);
+      if (expression_.Reads(layout_.Action(k))) sources[layout_.Action(k)] = actions.select(-1, k);
       if (expression_.Reads(layout_.PreviousAction(k))) {
         sources[layout_.PreviousAction(k)] = Previous(actions.select(-1, k));
       }

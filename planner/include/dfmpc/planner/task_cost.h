@@ -30,8 +30,11 @@ class TaskCost {
 
   // observations: [B, H, observation_dim], actions: [B, H, action_dim] (the
   // action taken before each observation, as in the tokens), floating point.
-  // Returns the per-step cost [B, H], finite and >= 0, differentiable with
-  // respect to both inputs. Throws std::invalid_argument on other shapes.
+  // Returns the per-step cost [B, H], differentiable with respect to both
+  // inputs. The built-in terms are finite and >= 0; a formula may be
+  // negative, and is finite at least where it was probed at load (planners
+  // never choose a plan whose cost is not). Throws std::invalid_argument on
+  // other shapes.
   // `first_step` is the plan step column 0 holds, which a formula reads as
   // `step`; a formula's `previous.NAME` reads the column before, and column 0
   // its own values.
