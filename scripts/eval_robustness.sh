@@ -96,7 +96,7 @@ for task in "${tasks[@]}"; do
     if wanted robust; then run "$task" "$cell" "dfmpc robust" --policy dfmpc --model "$robust"; fi
     if wanted short-context && is_mismatch "$cell"; then
       run "$task" "$cell" "dfmpc robust ctx 2" --policy dfmpc --model "$robust" \
-        --context 2
+        --context-length 2
     fi
   done
 done

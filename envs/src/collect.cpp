@@ -52,6 +52,7 @@ CollectSummary Collect(const std::string& path, const CollectOptions& options,
     const Episode episode = RunEpisode(env, policy, EpisodeSeed(options.seed, i), run);
     writer.Append(episode);
     summary.steps += episode.length();
+    summary.unstable_episodes += episode.simulation_warnings > 0;
     return_sum += episode.Return();
   }
   writer.Commit();

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "dfmpc/envs/env.h"
+
 namespace dfmpc::envs {
 namespace {
 
@@ -30,8 +32,8 @@ EGLDisplay OpenSurfacelessDisplay() {
   auto get_platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
       eglGetProcAddress("eglGetPlatformDisplayEXT"));
   if (get_platform_display == nullptr) return EGL_NO_DISPLAY;
-  EGLDisplay display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                                            nullptr);
+  EGLDisplay display =
+      get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
   if (display != EGL_NO_DISPLAY && eglInitialize(display, nullptr, nullptr) == EGL_TRUE) {
     return display;
   }
@@ -46,13 +48,22 @@ EglContext::EglContext() {
   if (!surfaceless) {
     display = eglGetDisplay(EGL_DEFAULT_DISPLAY);
     if (display == EGL_NO_DISPLAY || eglInitialize(display, nullptr, nullptr) != EGL_TRUE) {
-      throw std::runtime_error(EglError("opening a display (no surfaceless platform either)"));
+      throw NoRenderDevice(EglError("opening a display (no surfaceless platform either)"));
     }
   }
   display_ = display;
-  const EGLint config_attributes[] = {EGL_SURFACE_TYPE, surfaceless ? 0 : EGL_PBUFFER_BIT,
-                                      EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
-                                      EGL_DEPTH_SIZE, 24, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+  const EGLint config_attributes[] = {EGL_SURFACE_TYPE,
+                                      surfaceless ? 0 : EGL_PBUFFER_BIT,
+                                      EGL_RED_SIZE,
+                                      8,
+                                      EGL_GREEN_SIZE,
+                                      8,
+                                      EGL_BLUE_SIZE,
+                                      8,
+                                      EGL_DEPTH_SIZE,
+                                      24,
+                                      EGL_RENDERABLE_TYPE,
+                                      EGL_OPENGL_BIT,
                                       EGL_NONE};
   EGLConfig config;
   EGLint count = 0;

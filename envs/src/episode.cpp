@@ -34,6 +34,7 @@ Episode RunEpisode(Env& env, Policy& policy, std::uint64_t seed, const RunOption
     const BoxSpec& spec = env.action_spec();
     episode.actions.row(steps) = action.cwiseMax(spec.lower).cwiseMin(spec.upper).transpose();
     episode.rewards[steps] = result.reward;
+    episode.simulation_warnings += result.simulation_warnings;
     episode.success = episode.success || (env.has_success_metric() && env.IsSuccess());
     observation = result.observation;
     ++steps;

@@ -26,6 +26,13 @@ EnvOptions Resolved(EnvOptions options, const Task& task) {
   return options;
 }
 
+// The warnings MuJoCo has counted since the state was last reset.
+int WarningCount(const mjData& data) {
+  int count = 0;
+  for (int i = 0; i < mjNWARNING; ++i) count += data.warning[i].number;
+  return count;
+}
+
 }  // namespace
 
 MujocoEnv::MujocoEnv(std::shared_ptr<const Task> task, const EnvOptions& options)
@@ -95,12 +102,14 @@ StepResult MujocoEnv::Step(const Eigen::VectorXd& action) {
   task_->Actuate(applied, data_.get());
   const mjModel* m = model();
   StepResult result;
+  const int warnings_before = WarningCount(*data_);
   for (int i = 0; i < options_.action_repeat; ++i) {
     mj_step(m, data_.get());
     // The reward reads sensors and poses, so they must match the new state.
     task_->Sense(m, data_.get());
     result.reward += task_->Reward(m, data_.get());
   }
+  result.simulation_warnings = WarningCount(*data_) - warnings_before;
   ++step_count_;
   result.observation = Observation();
   result.truncated = step_count_ >= episode_length();

@@ -25,6 +25,14 @@ void Validate(const PredictiveSamplingOptions& options) {
 
 }  // namespace
 
+namespace {
+
+constexpr int kMaxOracleHorizon = 10000;  // ten dm_control episodes
+constexpr int kMaxOracleKnots = 1000;
+constexpr int kMaxOracleSamples = 4096;
+
+}  // namespace
+
 PredictiveSamplingOptions OracleOptions(const std::string& task, int action_repeat) {
   return OracleOptions(task::LoadTaskSpec(task), action_repeat);
 }
@@ -39,10 +47,21 @@ PredictiveSamplingOptions OracleOptions(const task::TaskSpec& task, int action_r
     options.num_samples = oracle.Integer("samples", options.num_samples);
     options.noise_std = oracle.Number("noise_std", options.noise_std);
     oracle.RejectUnread();
-    if (options.horizon < 1) oracle.Fail("horizon", "must be >= 1");
-    if (options.num_knots < 2) oracle.Fail("knots", "must be >= 2");
-    if (options.num_samples < 1) oracle.Fail("samples", "must be >= 1");
-    if (options.noise_std < 0.0) oracle.Fail("noise_std", "must be >= 0");
+    // Upper bounds keep a control step's rollouts (samples x horizon
+    // physics steps) to seconds, not hours.
+    if (options.horizon < 1 || options.horizon > kMaxOracleHorizon) {
+      oracle.Fail("horizon",
+                  "must be in 1.." + std::to_string(kMaxOracleHorizon) + " physics steps");
+    }
+    if (options.num_knots < 2 || options.num_knots > kMaxOracleKnots) {
+      oracle.Fail("knots", "must be in 2.." + std::to_string(kMaxOracleKnots));
+    }
+    if (options.num_samples < 1 || options.num_samples > kMaxOracleSamples) {
+      oracle.Fail("samples", "must be in 1.." + std::to_string(kMaxOracleSamples));
+    }
+    if (!(options.noise_std >= 0.0 && options.noise_std <= 10.0)) {
+      oracle.Fail("noise_std", "must be in [0, 10] (actions are in [-1, 1])");
+    }
   }
   options.horizon = std::max(
       2, static_cast<int>(std::lround(static_cast<double>(options.horizon) / action_repeat)));

@@ -40,6 +40,20 @@ int PositiveInteger(const TaskTable& root, const std::string& key) {
   return value;
 }
 
+// A joint position or velocity beyond this is no robot's state (radians,
+// metres, or degrees with `degrees`, and per second). MuJoCo resets a state
+// past its own limit (1e10) silently, so a wild draw would run as a reset.
+constexpr double kMaxInitialValue = 1e4;
+
+void RequireStateScale(const TaskTable& entry, const std::string& key,
+                       const std::vector<double>& values) {
+  for (double value : values) {
+    if (!(std::abs(value) <= kMaxInitialValue)) {
+      entry.Fail(key, "must be finite and within +-10000 (a joint position or velocity)");
+    }
+  }
+}
+
 // One [[initial]] entry: offset + a uniform or normal draw, into a joint's
 // position or velocity, or a mocap body's x and y at a polar draw.
 std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjModel* model) {
@@ -55,6 +69,8 @@ std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjM
     if (radius.size() != 2 || radius[0] > radius[1] || radius[0] < 0.0) {
       entry.Fail("polar_radius", "expected [lower, upper] with 0 <= lower <= upper");
     }
+    RequireStateScale(entry, "polar_angle", angle);
+    RequireStateScale(entry, "polar_radius", radius);
     return [mocap, angle, radius](mjData* d, Rng* rng) {
       const double a = rng->Uniform(angle[0], angle[1]);
       const double r = rng->Uniform(radius[0], radius[1]);
@@ -76,13 +92,16 @@ std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjM
   if (entry.Has("uniform") == entry.Has("normal")) {
     entry.Fail("uniform", "give one distribution: uniform = [lower, upper] or normal = std");
   }
+  RequireStateScale(entry, "offset", {offset});
   if (entry.Has("uniform")) {
     const std::vector<double> range = entry.Numbers("uniform");
     if (range.size() != 2 || range[0] > range[1]) entry.Fail("uniform", "expected [lower, upper]");
+    RequireStateScale(entry, "uniform", range);
     draw = [range](Rng* rng) { return rng->Uniform(range[0], range[1]); };
   } else {
     const double std = entry.Number("normal");
     if (std < 0.0) entry.Fail("normal", "the standard deviation must be >= 0");
+    RequireStateScale(entry, "normal", {std});
     draw = [std](Rng* rng) { return std * rng->Normal(); };
   }
   entry.RejectUnread();
@@ -185,6 +204,9 @@ Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_))
   for (const std::string& actuator : root.Texts("actions")) {
     const int id = mj_name2id(m, mjOBJ_ACTUATOR, actuator.c_str());
     if (id < 0) root.Fail("actions", "the MJCF has no actuator '" + actuator + "'");
+    if (std::find(actuators_.begin(), actuators_.end(), id) != actuators_.end()) {
+      root.Fail("actions", "names actuator '" + actuator + "' twice");
+    }
     actuators_.push_back(id);
   }
   if (actuators_.empty()) root.Fail("actions", "must name at least one actuator");

@@ -6,10 +6,9 @@
 // that shows the bounded context cache keeps memory flat.
 // Each row also counts the CPU tensors a control step allocates.
 #include <ATen/Parallel.h>
+#include <sys/resource.h>
 #include <torch/types.h>
 #include <torch/utils.h>
-
-#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -79,8 +78,8 @@ struct Measured {
   std::vector<double> latencies;
   double token_forwards = 0.0, calls = 0.0;
   double allocations = 0.0, allocated_kib = 0.0;  // CPU tensors, per control step
-  double page_faults = 0.0;                          // minor faults, per control step
-  double reset_ms = 0.0;                             // Reset (the first plan), median
+  double page_faults = 0.0;                       // minor faults, per control step
+  double reset_ms = 0.0;                          // Reset (the first plan), median
 };
 
 // Minor page faults of the calling thread so far: memory the allocator had
@@ -197,7 +196,7 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
         for (const Row& row : rows) {
           planner::PlannerOptions options = row.options;
           options.horizon = o.horizon;
-          options.num_levels = levels;
+          options.levels = levels;
           options.candidates = n;
           options.context_length = context;
           planner::Planner planner(model, planner::MakeTaskCost(kTask), options);

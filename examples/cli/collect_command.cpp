@@ -105,6 +105,12 @@ void RunCollect(CollectCommandOptions o) {
   std::printf("wrote %s: %d episodes, %lld steps, mean return %.1f, %.0f control steps/s\n",
               o.out.c_str(), summary.episodes, summary.steps, summary.mean_return,
               progress.Rate(summary.steps));
+  if (summary.unstable_episodes > 0) {
+    std::printf(
+        "warning: the simulation went unstable (MuJoCo warnings) in %d of %d episodes; their "
+        "steps are in the dataset\n",
+        summary.unstable_episodes, summary.episodes);
+  }
 }
 
 }  // namespace

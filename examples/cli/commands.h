@@ -12,31 +12,32 @@ class App;
 
 namespace dfmpc::cli {
 
-void AddScheduleCommand(CLI::App& app);      // dfmpc schedule
-void AddBenchCacheCommand(CLI::App& bench);  // dfmpc bench cache
+void AddScheduleCommand(CLI::App& app);       // dfmpc schedule
+void AddBenchCacheCommand(CLI::App& bench);   // dfmpc bench cache
 void AddCollectCommand(CLI::App& app);        // dfmpc collect
 void AddEvalCommand(CLI::App& app);           // dfmpc eval
 void AddReportCommand(CLI::App& app);         // dfmpc report
+void AddDocsCommand(CLI::App& app);           // dfmpc docs
 void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
 void AddInfoCommand(CLI::App& app);           // dfmpc info
 void AddTaskCommand(CLI::App& app);           // dfmpc task check | new
 // `command_line` is recorded in the model's notes.
 void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc train
 // `command_line` is recorded in the model's notes.
-void AddTrainMlpCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-mlp
+void AddTrainMlpCommand(CLI::App& app, const std::string& command_line);    // dfmpc train-mlp
 void AddTrainValueCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-value
 // `command_line` is recorded in the student's notes.
 void AddDistillCommand(CLI::App& app, const std::string& command_line);  // dfmpc distill
 // `command_line` is recorded in the tokenizer's notes.
 void AddTrainFramesCommand(CLI::App& app, const std::string& command_line);  // dfmpc train-frames
-void AddEvalModelCommand(CLI::App& app);  // dfmpc eval-model
-void AddControlCommand(CLI::App& app);    // dfmpc control
-void AddBenchMpcCommand(CLI::App& bench);  // dfmpc bench mpc
-void AddBenchCostCommand(CLI::App& bench);      // dfmpc bench cost
-void AddBenchDeadlineCommand(CLI::App& bench);  // dfmpc bench deadline
-void AddBenchSoakCommand(CLI::App& bench);      // dfmpc bench soak
-void AddRolloutCommand(CLI::App& app);      // dfmpc rollout
-void AddBenchRolloutCommand(CLI::App& bench);  // dfmpc bench rollout
+void AddEvalModelCommand(CLI::App& app);                                     // dfmpc eval-model
+void AddControlCommand(CLI::App& app);                                       // dfmpc control
+void AddBenchMpcCommand(CLI::App& bench);                                    // dfmpc bench mpc
+void AddBenchCostCommand(CLI::App& bench);                                   // dfmpc bench cost
+void AddBenchDeadlineCommand(CLI::App& bench);                               // dfmpc bench deadline
+void AddBenchSoakCommand(CLI::App& bench);                                   // dfmpc bench soak
+void AddRolloutCommand(CLI::App& app);                                       // dfmpc rollout
+void AddBenchRolloutCommand(CLI::App& bench);                                // dfmpc bench rollout
 
 }  // namespace dfmpc::cli
 

@@ -82,14 +82,14 @@ void RunControl(ControlOptions o) {
   o.task = spec->name;
   envs::EnvOptions env_options;
   env_options.perturbation = PerturbationFromFlags(o.perturbation);
-  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec);
+  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec, /*print_options=*/true);
   env_options.action_repeat = policy->action_repeat();
   if (o.steps > 0) env_options.episode_physics_steps = o.steps * env_options.action_repeat;
   auto env = envs::MakeEnv(*spec, env_options);
   std::filesystem::create_directories(o.out);
 
   const std::string label =
-      o.policy == "dfmpc" ? "dfmpc " + planner::PlanModeName(o.planner.Resolve(*spec).mode)
+      o.policy == "dfmpc" ? "dfmpc " + planner::PlanModeName(o.planner.Resolve(*spec).options.mode)
                           : o.policy;
   const envs::Episode planned =
       RunWithProgress(*env, *policy, label + " on " + o.task, o.seed, o.frame_size);

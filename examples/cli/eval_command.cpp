@@ -83,6 +83,7 @@ struct EvalTotals {
   double return_mean = 0.0, return_std = 0.0;
   double action_change = 0.0, action_magnitude = 0.0;  // means over the episodes
   int successes = 0;
+  int unstable_episodes = 0;  // with MuJoCo warnings
 };
 
 // Appends the run's row to --summary; `planner` is null for a baseline policy.
@@ -138,8 +139,8 @@ void RunEval(EvalOptions o) {
   if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
   envs::Policy& policy = planner ? static_cast<envs::Policy&>(*planner) : *baseline;
 
-  std::vector<std::string> header = {"episode", "seed",        "return",
-                                     "success", "mean_abs_da", "mean_abs_a"};
+  std::vector<std::string> header = {"episode",     "seed",       "return",         "success",
+                                     "mean_abs_da", "mean_abs_a", "mujoco_warnings"};
   for (const std::string& name : envs::PerturbationNames()) header.push_back(name);
   Table table(header);
   std::vector<double> returns;
@@ -165,7 +166,9 @@ void RunEval(EvalOptions o) {
         FormatFixed(episode.Return(), 1),
         env->has_success_metric() ? (episode.success ? "yes" : "no") : "-",
         FormatFixed(episode.MeanActionChange(), 3),
-        FormatFixed(episode.MeanActionMagnitude(), 3)};
+        FormatFixed(episode.MeanActionMagnitude(), 3),
+        std::to_string(episode.simulation_warnings)};
+    totals.unstable_episodes += episode.simulation_warnings > 0;
     for (const std::string& cell : PerturbationCells(episode.perturbation)) row.push_back(cell);
     table.AddRow(row);
   }
@@ -184,6 +187,12 @@ void RunEval(EvalOptions o) {
   }
   std::printf("\n%s %s: mean |da| %.3f, mean |a| %.3f per control step\n", o.task.c_str(),
               o.policy.c_str(), totals.action_change, totals.action_magnitude);
+  if (totals.unstable_episodes > 0) {
+    std::printf(
+        "warning: the simulation went unstable (MuJoCo warnings) in %d of %d episodes "
+        "(column mujoco_warnings); their returns are suspect\n",
+        totals.unstable_episodes, o.episodes);
+  }
   // "planner" is the label scripts and tests read for dfmpc.
   if (planner) PrintModelCost(o.policy == "dfmpc" ? "planner" : o.policy, *planner);
   if (!o.csv.empty()) {

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "commands.h"
+#include "dfmpc/planner/model_task.h"
+#include "dfmpc/planner/planner.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/mlp_ensemble.h"
@@ -68,7 +70,11 @@ std::string Describe(const std::string& path) {
   const std::string format = worldmodel::ModelFileFormat(path);
   if (format == "dfmpc-model") {
     const worldmodel::Checkpoint model = worldmodel::LoadCheckpoint(path);
-    return WithTaskFiles(worldmodel::DescribeCheckpoint(model), model.info.task_file);
+    // The options Planner::FromFile(path) plans with, and their sources.
+    const planner::ResolvedPlannerOptions options = planner::ResolvePlannerOptions(
+        planner::ModelTask(model.info, path), model.info.sampling_levels);
+    return WithTaskFiles(worldmodel::DescribeCheckpoint(model), model.info.task_file) +
+           "planner options (value, source):\n" + planner::FormatResolvedOptions(options);
   }
   if (format == "dfmpc-video-model") {
     const worldmodel::VideoModel model = worldmodel::LoadVideoModel(path);

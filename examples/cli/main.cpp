@@ -1,7 +1,7 @@
 // The `dfmpc` command-line tool: one binary, one subcommand per job.
-#include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
 
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddCollectCommand(app);
   dfmpc::cli::AddEvalCommand(app);
   dfmpc::cli::AddReportCommand(app);
+  dfmpc::cli::AddDocsCommand(app);
   const std::string command_line = dfmpc::cli::PortableCommandLine(argc, argv);
   dfmpc::cli::AddTrainCommand(app, command_line);
   dfmpc::cli::AddTrainMlpCommand(app, command_line);

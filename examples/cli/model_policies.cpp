@@ -40,13 +40,14 @@ std::optional<task::TaskSpec> NamedModelTask(const std::string& name, const Plan
 }
 
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
-                                             const MlpMppiFlags& mppi, const task::TaskSpec& task) {
-  if (name == "dfmpc") return MakePlannerPolicy(planner, task);
+                                             const MlpMppiFlags& mppi, const task::TaskSpec& task,
+                                             bool print_options) {
+  if (name == "dfmpc") return MakePlannerPolicy(planner, task, print_options);
   if (name == "mlp-mppi") {
     // The critic flags are the planner's: the peer values its rollouts the
     // same way (value_step 0: the middle of its horizon).
     planner::MlpMppiOptions options = mppi.options;
-    const planner::PlannerOptions tuned = planner.Resolve(task);
+    const planner::PlannerOptions tuned = planner.Resolve(task).options;
     options.value_model = tuned.value_model;
     options.value_weight = tuned.value_weight;
     options.value_step = tuned.value_step;

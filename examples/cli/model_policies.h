@@ -38,8 +38,10 @@ std::optional<task::TaskSpec> NamedModelTask(const std::string& name, const Plan
                                              const MlpMppiFlags& mppi);
 
 // The policy `name` for `task`; throws std::invalid_argument for another name.
+// `print_options`: the planner prints every option with its source first.
 std::unique_ptr<TimedPolicy> MakeModelPolicy(const std::string& name, const PlannerFlags& planner,
-                                             const MlpMppiFlags& mppi, const task::TaskSpec& task);
+                                             const MlpMppiFlags& mppi, const task::TaskSpec& task,
+                                             bool print_options = false);
 
 }  // namespace dfmpc::cli
 

@@ -10,37 +10,24 @@
 #include <string>
 #include <utility>
 
-#include "device_flag.h"
+#include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/cpu_bf16.h"
+#include "dfmpc/worldmodel/device.h"
 
 namespace dfmpc::cli {
 
-planner::PlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task, int model_levels) const {
-  planner::PlannerOptions tuned = planner::TunedPlannerOptions(task);
-  if (model_levels > 0 && !levels) tuned = planner::AtLevels(tuned, model_levels);
-  planner::PlannerOptions resolved = options;
-  resolved.mode = mode ? planner::ParsePlanMode(*mode) : tuned.mode;
-  resolved.selection = selection ? planner::ParseSelection(*selection) : tuned.selection;
-  resolved.horizon = horizon.value_or(tuned.horizon);
-  resolved.num_levels = levels.value_or(tuned.num_levels);
-  resolved.calls_per_step = calls_per_step.value_or(tuned.calls_per_step);
-  resolved.renoise_levels = renoise_levels.value_or(tuned.renoise_levels);
-  resolved.front_tokens = front_tokens.value_or(tuned.front_tokens);
-  resolved.refresh_every = refresh_every.value_or(tuned.refresh_every);
-  resolved.candidates = candidates.value_or(tuned.candidates);
-  resolved.context_length = context_length.value_or(tuned.context_length);
-  resolved.num_sinks = sinks.value_or(tuned.num_sinks);
-  resolved.uncertainty = uncertainty.value_or(tuned.uncertainty);
-  resolved.temperature = temperature.value_or(tuned.temperature);
-  resolved.guidance_scale = guidance_scale.value_or(tuned.guidance_scale);
-  resolved.eta = eta.value_or(tuned.eta);
-  resolved.action_window = action_window.value_or(tuned.action_window);
-  resolved.action_gain = action_gain.value_or(tuned.action_gain);
-  resolved.action_gain_knee = action_gain_knee.value_or(tuned.action_gain_knee);
-  resolved.value_weight = value_weight.value_or(tuned.value_weight);
-  resolved.value_step = value_step.value_or(tuned.value_step);
-  return resolved;
+planner::PlannerOverrides PlannerFlags::Overrides() const {
+  planner::PlannerOverrides overrides;
+  for (const auto& [key, text] : given) {
+    if (text) overrides.Set(key, planner::ParseOptionValue(planner::FindPlannerOption(key), *text));
+  }
+  return overrides;
+}
+
+planner::ResolvedPlannerOptions PlannerFlags::Resolve(const task::TaskSpec& task,
+                                                      int model_levels) const {
+  return planner::ResolvePlannerOptions(task, model_levels, Overrides());
 }
 
 BlockCacheSetting ParseBlockCache(const std::string& text) {
@@ -62,81 +49,44 @@ std::string ShippedModelPath(const std::string& task) {
 }
 
 void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
-  planner::PlannerOptions& o = flags.options;
   CLI::Option* model = cmd.add_option("--model", flags.model,
                                       "world model checkpoint (default: the task's shipped model)");
   if (model_required) model->required();
-  // Unset, each takes the task file's [planner] value (`dfmpc task check`
-  // prints them), else the library's default, shown here.
-  const planner::PlannerOptions defaults;
-  const auto task_or = [](const auto& value) {
-    std::ostringstream text;
-    text << value;
-    return " (default: the task file's, else " + text.str() + ")";
-  };
-  cmd.add_option("--mode", flags.mode,
-                 "warm (plan cache reused) or replan (from noise)" + task_or("warm"))
-      ->check(CLI::IsMember({"warm", "replan"}));
-  cmd.add_option("--horizon", flags.horizon, "plan tokens H" + task_or(defaults.horizon));
-  cmd.add_option("--levels", flags.levels, "sampling levels K" + task_or(defaults.num_levels));
-  cmd.add_option("--uncertainty", flags.uncertainty,
-                 "pyramid u, 0: K / H" + task_or(defaults.uncertainty));
-  cmd.add_option("--calls", flags.calls_per_step,
-                 "calls per control step r (warm)" + task_or(defaults.calls_per_step));
-  cmd.add_option(
-      "--renoise", flags.renoise_levels,
-      "extra levels a warm step re-noises the plan by" + task_or(defaults.renoise_levels));
-  cmd.add_option("--front-tokens", flags.front_tokens,
-                 "block cache: plan tokens a warm step runs, the rest wait for a refresh; 0: all "
-                 "(exact)" +
-                     task_or(defaults.front_tokens));
-  cmd.add_option("--refresh-every", flags.refresh_every,
-                 "block cache: control steps between runs of the whole plan" +
-                     task_or(defaults.refresh_every));
-  cmd.add_option("--candidates", flags.candidates,
-                 "candidate plans N" + task_or(defaults.candidates));
-  cmd.add_option("--selection", flags.selection, "best or mppi" + task_or("best"))
-      ->check(CLI::IsMember({"best", "mppi"}));
-  cmd.add_option("--temperature", flags.temperature,
-                 "MPPI temperature" + task_or(defaults.temperature));
-  cmd.add_option("--guidance", flags.guidance_scale,
-                 "cost guidance scale, 0: off" + task_or(defaults.guidance_scale));
-  cmd.add_option("--eta", flags.eta, "DDIM stochasticity" + task_or(defaults.eta));
-  cmd.add_option("--action-window", flags.action_window,
-                 "the executed action is the mean of the plan's first W actions; 1: the first "
-                 "alone" +
-                     task_or(defaults.action_window));
-  cmd.add_option("--action-gain", flags.action_gain,
-                 "the executed action is G times the window's mean, clamped to [-1, 1]; 1: the "
-                 "mean itself" +
-                     task_or(defaults.action_gain));
-  cmd.add_option("--action-gain-knee", flags.action_gain_knee,
-                 "the gain multiplies only the part of |action| above this knee, in [0, 1); 0: "
-                 "the whole action" +
-                     task_or(defaults.action_gain_knee));
-  cmd.add_option("--value-model", o.value_model,
-                 "a critic from `dfmpc train-value` whose value joins each plan's cost "
-                 "(default: none)")
-      ->check(CLI::ExistingFile);
-  cmd.add_option("--value-weight", flags.value_weight,
-                 "weight of the value, in discounted steps of reward missed after the valued "
-                 "step" +
-                     task_or(defaults.value_weight));
-  cmd.add_option("--value-step", flags.value_step,
-                 "the plan step whose observation the critic values, 0: the middle (H / 2)" +
-                     task_or(defaults.value_step));
-  cmd.add_option(
-      "--context", flags.context_length,
-      "real tokens the plan attends to, 0: window - H" + task_or(defaults.context_length));
-  cmd.add_option("--sinks", flags.sinks,
-                 "pinned first context tokens" + task_or(defaults.num_sinks));
-  cmd.add_option("--planner-seed", o.seed, "planner noise seed")->capture_default_str();
-  AddDeviceFlag(cmd, o.device);
-  cmd.add_flag("--no-cuda-graphs{false}", o.cuda_graphs,
-               "on a GPU, run every model call eagerly instead of replaying CUDA graphs");
-  cmd.add_flag("--cpu-bf16", o.cpu_bf16,
-               "on the CPU, multiply the model's linear layers in bfloat16 in calls of more than "
-               "64 tokens (approximate; faster only on a CPU with AVX512-BF16)");
+  for (const planner::OptionDescriptor& option : planner::PlannerOptionTable()) {
+    std::optional<std::string>& given = flags.given[option.key];
+    // Unset, an option takes the task file's value (`dfmpc info` prints
+    // them), else the library's default, shown here.
+    const std::string doc = std::string(option.doc) + " (" + option.RangeText() +
+                            "; default: " + (option.per_task ? "the task file's, else " : "") +
+                            option.DefaultText() + ")";
+    std::string names = "--" + option.flag;
+    // The older flags (--calls, --renoise, ...); names with '_' were
+    // Python's and C++'s only.
+    for (const std::string& alias : option.aliases) {
+      if (alias.find('_') == std::string::npos) names += ",--" + alias;
+    }
+    if (option.kind == planner::OptionKind::kFlag) {
+      cmd.add_flag_function(
+          names + ",!--no-" + option.flag,
+          [&given](std::int64_t count) { given = count > 0 ? "true" : "false"; }, doc);
+      continue;
+    }
+    CLI::Option* flag = cmd.add_option(names, given, doc);
+    flag->type_name(option.kind == planner::OptionKind::kInteger  ? "INT"
+                    : option.kind == planner::OptionKind::kNumber ? "NUMBER"
+                                                                  : "TEXT");
+    const planner::OptionDescriptor* described = &option;
+    flag->check(CLI::Validator(
+        [described](std::string& text) {
+          try {
+            planner::ParseOptionValue(*described, text);
+          } catch (const std::invalid_argument& error) {
+            return std::string(error.what());
+          }
+          return std::string();
+        },
+        "", ""));
+  }
 }
 
 PlannerPolicy::PlannerPolicy(std::unique_ptr<planner::Planner> planner)
@@ -169,7 +119,7 @@ Eigen::VectorXd PlannerPolicy::Act(const Eigen::VectorXd& observation) {
 }
 
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
-                                                 const task::TaskSpec& task) {
+                                                 const task::TaskSpec& task, bool print_options) {
   std::string model = flags.model;
   if (model.empty()) {
     model = ShippedModelPath(task.name);
@@ -178,17 +128,23 @@ std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
                                   "); train one with `dfmpc train` and pass --model");
     }
   }
-  // A distilled model plans at its own K (read here, loaded again below).
-  const int model_levels = worldmodel::LoadCheckpoint(model, {task.name, 0}).info.sampling_levels;
-  const planner::PlannerOptions options = flags.Resolve(task, model_levels);
-  std::fprintf(stderr, "planner: %s\n", DescribePlannerOptions(options).c_str());
-  return std::make_unique<PlannerPolicy>(planner::Planner::FromFile(model, options, task));
+  const planner::PlannerOverrides overrides = flags.Overrides();
+  planner::PlannerOptions named;
+  overrides.ApplyTo(named);  // the device the model loads onto
+  const worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(
+      model, {task.name, 0}, worldmodel::ParseDevice(named.device.empty() ? "cpu" : named.device));
+  const planner::ResolvedPlannerOptions resolved =
+      planner::ResolvePlannerOptions(task, checkpoint.info.sampling_levels, overrides);
+  if (print_options) PrintResolvedOptions(resolved);
+  std::fprintf(stderr, "planner: %s\n", DescribePlannerOptions(resolved.options).c_str());
+  return std::make_unique<PlannerPolicy>(std::make_unique<planner::Planner>(
+      checkpoint, planner::MakeTaskCost(task, checkpoint.info.action_repeat), resolved.options));
 }
 
 std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
   std::ostringstream text;
   text << planner::PlanModeName(options.mode) << ", horizon " << options.horizon << ", levels "
-       << options.num_levels << ", re-noise " << options.renoise_levels << ", candidates "
+       << options.levels << ", re-noise " << options.renoise_levels << ", candidates "
        << options.candidates << ", selection ";
   if (options.selection == planner::Selection::kMppi) {
     text << "mppi at temperature " << options.temperature;
@@ -216,6 +172,11 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     }
   }
   return text.str();
+}
+
+void PrintResolvedOptions(const planner::ResolvedPlannerOptions& resolved) {
+  std::printf("planner options (value, source):\n%s",
+              planner::FormatResolvedOptions(resolved).c_str());
 }
 
 int ModelActionRepeat(const TimedPolicy& policy, int requested) {

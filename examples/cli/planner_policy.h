@@ -4,6 +4,7 @@
 #define DFMPC_EXAMPLES_CLI_PLANNER_POLICY_H_
 
 #include <Eigen/Core>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,23 +19,20 @@ class App;
 
 namespace dfmpc::cli {
 
-// Planner options as the command line spells them. Those the task file's
-// [planner] table tunes are optional: unset, they take the task's value
-// (TunedPlannerOptions), so a flag overrides the file and nothing else does.
+// Planner options as the command line gives them: one flag per option of
+// planner::PlannerOptionTable(). Those not given keep the task file's
+// value (or a distilled model's levels), so a flag overrides the file and
+// nothing else does.
 struct PlannerFlags {
   std::string model;
-  planner::PlannerOptions options;  // what no task file tunes: seed, device, graphs
-  std::optional<std::string> mode, selection;
-  std::optional<int> horizon, levels, calls_per_step, renoise_levels, front_tokens, refresh_every,
-      candidates, context_length, sinks, value_step, action_window;
-  std::optional<double> uncertainty, temperature, guidance_scale, eta, action_gain,
-      action_gain_knee, value_weight;
+  // The text of each flag given, by option key.
+  std::map<std::string, std::optional<std::string>> given;
 
-  // `options` for `task`: parses mode and selection (std::invalid_argument
-  // if unknown) and fills what was not given from TunedPlannerOptions(task),
-  // moved to `model_levels` (a distilled model's K; 0: any) unless --levels
-  // was given (planner::AtLevels).
-  planner::PlannerOptions Resolve(const task::TaskSpec& task, int model_levels = 0) const;
+  // The flags given, parsed (std::invalid_argument naming a bad value).
+  planner::PlannerOverrides Overrides() const;
+  // The options for `task`, each with its source (ResolvePlannerOptions;
+  // `model_levels`: a distilled model's K, 0: any).
+  planner::ResolvedPlannerOptions Resolve(const task::TaskSpec& task, int model_levels = 0) const;
 };
 
 // A block cache setting as benchmarks spell it, "F/R": F front tokens, the
@@ -64,12 +62,17 @@ class PlannerPolicy final : public TimedPolicy {
 
 // Loads the model of `flags` for `task`, the task's shipped model when none
 // is given (a missing shipped model or a model for another task is an error).
+// `print_options`: prints every option with its source first.
 std::unique_ptr<PlannerPolicy> MakePlannerPolicy(const PlannerFlags& flags,
-                                                 const task::TaskSpec& task);
+                                                 const task::TaskSpec& task,
+                                                 bool print_options = false);
 
 // One line: mode, H, K, re-noise, N, selection (and guidance and the block
 // cache when on).
 std::string DescribePlannerOptions(const planner::PlannerOptions& options);
+
+// Every option, its value and where it came from, under a heading.
+void PrintResolvedOptions(const planner::ResolvedPlannerOptions& resolved);
 
 // Physics steps per control step of an environment `policy` controls: the
 // model's own when `requested` is 0; any other value that differs from it

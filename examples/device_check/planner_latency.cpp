@@ -6,11 +6,10 @@
 namespace dfmpc::device_check {
 
 LatencyResult MeasureWarmSteps(const LatencyRequest& request) {
-  planner::PlannerOptions options;
-  options.candidates = request.candidates;
-  options.cuda_graphs = request.cuda_graphs;
-  options.device = request.device;
-  const auto planner = planner::Planner::FromFile(request.model, options);
+  const auto planner =
+      planner::Planner::FromFile(request.model, {{"candidates", request.candidates},
+                                                 {"cuda_graphs", request.cuda_graphs},
+                                                 {"device", request.device}});
   // Until the ring is full every step attends to a longer history: shapes
   // repeat (and graphs replay) only after that.
   const int filling = planner->context_cache().options().capacity + 1;

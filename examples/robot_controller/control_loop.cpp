@@ -45,12 +45,11 @@ LoopReport RunControlLoop(const LoopOptions& options) {
   }
   // The model carries its task; a given one (a name or a folder) must be
   // the model's.
-  const dfmpc::task::TaskSpec task = options.task.empty()
-                                         ? dfmpc::planner::ModelTask(options.model)
-                                         : dfmpc::task::LoadTaskSpec(options.task);
-  dfmpc::planner::PlannerOptions planner_options = dfmpc::planner::TunedPlannerOptions(task);
-  planner_options.threads = options.threads;
-  auto planner = dfmpc::planner::Planner::FromFile(options.model, planner_options, task);
+  const dfmpc::task::TaskSpec task = options.task.empty() ? dfmpc::planner::ModelTask(options.model)
+                                                          : dfmpc::task::LoadTaskSpec(options.task);
+  // The task's tuned options, with the thread count of this controller.
+  auto planner =
+      dfmpc::planner::Planner::FromFile(options.model, {{"threads", options.threads}}, task);
   LoopReport report;
   report.task = task.name;
 
@@ -61,7 +60,8 @@ LoopReport RunControlLoop(const LoopOptions& options) {
   report.period_ms = 1000.0 / options.rate_hz;
   report.max_wait_ms = options.max_wait_ms >= 0 ? options.max_wait_ms : 0.75 * report.period_ms;
   dfmpc::planner::AsyncPlannerOptions async_options;
-  async_options.max_wait = std::chrono::microseconds(static_cast<int64_t>(report.max_wait_ms * 1e3));
+  async_options.max_wait =
+      std::chrono::microseconds(static_cast<int64_t>(report.max_wait_ms * 1e3));
   async_options.period = std::chrono::microseconds(static_cast<int64_t>(report.period_ms * 1e3));
   dfmpc::planner::AsyncPlanner controller(std::move(planner), async_options);
 

@@ -19,19 +19,18 @@ const CallClock::Samples& CallClock::At(CallKind kind, int tokens) const {
   return samples_[static_cast<int>(kind) * max_tokens_ + std::clamp(tokens, 1, max_tokens_) - 1];
 }
 
-void CallClock::Begin(CallKind kind, int tokens) {
-  End();
+void CallClock::Begin(CallKind kind, int tokens, Clock::time_point now) {
+  End(now);
   running_ = true;
   running_kind_ = kind;
   running_tokens_ = tokens;
-  running_since_ = Clock::now();
+  running_since_ = now;
 }
 
-void CallClock::End() {
+void CallClock::End(Clock::time_point now) {
   if (!running_) return;
   running_ = false;
   Samples& samples = At(running_kind_, running_tokens_);
-  const Clock::time_point now = Clock::now();
   samples.seconds[samples.next] = std::chrono::duration<double>(now - running_since_).count();
   samples.taken[samples.next] = now;
   samples.next = (samples.next + 1) % kSamples;
@@ -41,9 +40,8 @@ void CallClock::End() {
 double CallClock::SecondLongest(const Samples& samples, Clock::time_point now) {
   double longest = 0.0, second = 0.0;
   for (int i = 0; i < samples.count; ++i) {
-    const double stale =
-        std::chrono::duration<double>(now - samples.taken[i] - kFresh).count() /
-        std::chrono::duration<double>(kHalfLife).count();
+    const double stale = std::chrono::duration<double>(now - samples.taken[i] - kFresh).count() /
+                         std::chrono::duration<double>(kHalfLife).count();
     const double s = stale > 0.0 ? samples.seconds[i] * std::exp2(-stale) : samples.seconds[i];
     if (s > longest) {
       second = longest;

@@ -38,10 +38,10 @@ class CallClock {
   // Windows of 1..max_tokens tokens.
   explicit CallClock(int max_tokens);
 
-  // A call of `tokens` begins now (ending the one running, if any).
-  void Begin(CallKind kind, int tokens);
-  // The running call ended now: its duration is recorded.
-  void End();
+  // A call of `tokens` begins at `now` (ending the one running, if any).
+  void Begin(CallKind kind, int tokens, Clock::time_point now = Clock::now());
+  // The running call ended at `now`: its duration is recorded.
+  void End(Clock::time_point now = Clock::now());
 
   // The predicted duration of a call, in seconds, at `now`: from calls of
   // its size, else the nearest larger size measured, else the largest

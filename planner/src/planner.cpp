@@ -56,12 +56,22 @@ at::Device ModelDevice(const Checkpoint& checkpoint, const PlannerOptions& optio
   return device;
 }
 
+// `model_path` loaded onto the device the overrides name (the CPU if none),
+// checked to be a model of task `task` unless that is empty.
+Checkpoint LoadOnto(const std::string& model_path, const std::string& task,
+                    const PlannerOverrides& overrides) {
+  PlannerOptions named;
+  overrides.ApplyTo(named);
+  const c10::Device device = worldmodel::ParseDevice(named.device.empty() ? "cpu" : named.device);
+  return worldmodel::LoadCheckpoint(model_path, {task, 0}, device);
+}
+
 // The resolved options: u and the context length filled in, and checked
 // against the model.
 PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   options.Validate();
   if (options.uncertainty == 0.0) {
-    options.uncertainty = static_cast<double>(options.num_levels) / options.horizon;
+    options.uncertainty = static_cast<double>(options.levels) / options.horizon;
   }
   const int window = checkpoint.info.train_window > 0 ? checkpoint.info.train_window
                                                       : checkpoint.model->config().max_positions;
@@ -72,29 +82,30 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
         std::to_string(options.horizon) + " must fit the " + std::to_string(window) +
         " tokens the model was trained on, with at least two context tokens");
   }
-  if (options.num_sinks >= options.context_length - 1) {
-    throw std::invalid_argument("planner: sinks (" + std::to_string(options.num_sinks) +
+  if (options.sinks >= options.context_length - 1) {
+    throw std::invalid_argument("planner: sinks (" + std::to_string(options.sinks) +
                                 ") must be fewer than the context length minus one (" +
                                 std::to_string(options.context_length - 1) + ")");
   }
   const int distilled = checkpoint.info.sampling_levels;
-  if (distilled > 0 && options.num_levels != distilled) {
-    throw std::invalid_argument("planner: the model was distilled to sample with K = " +
-                                std::to_string(distilled) + " levels, the options ask for K = " +
-                                std::to_string(options.num_levels) +
-                                " (planner::AtLevels moves tuned options to its K)");
-  }
-  if (options.num_levels > checkpoint.info.num_timesteps) {
+  if (distilled > 0 && options.levels != distilled) {
     throw std::invalid_argument(
-        "planner: " + std::to_string(options.num_levels) + " levels exceed the model's " +
+        "planner: the model was distilled to sample with K = " + std::to_string(distilled) +
+        " levels, the options ask for K = " + std::to_string(options.levels) +
+        " (planner::AtLevels moves tuned options to its K)");
+  }
+  if (options.levels > checkpoint.info.num_timesteps) {
+    throw std::invalid_argument(
+        "planner: " + std::to_string(options.levels) + " levels exceed the model's " +
         std::to_string(checkpoint.info.num_timesteps) + " training timesteps");
   }
   // Checks that the schedule exists (a fresh warm token must enter at level K).
   if (options.mode == PlanMode::kWarm) {
     if (options.horizon < 2) {
-      throw std::invalid_argument("planner: warm mode keeps a plan past the executed token: H >= 2");
+      throw std::invalid_argument(
+          "planner: warm mode keeps a plan past the executed token: H >= 2");
     }
-    WarmProgram(options.num_levels, options.horizon, options.uncertainty, options.calls_per_step,
+    WarmProgram(options.levels, options.horizon, options.uncertainty, options.calls_per_step,
                 options.renoise_levels);
   }
   return options;
@@ -185,7 +196,7 @@ class Planner::Impl {
         schedule_(checkpoint.info.num_timesteps, checkpoint.info.beta),
         graphs_(MakeGraphs()),
         denoiser_(*checkpoint_.model, schedule_,
-                  DenoiseOptions{options_.num_levels, checkpoint.info.prediction, options_.eta,
+                  DenoiseOptions{options_.levels, checkpoint.info.prediction, options_.eta,
                                  options_.guidance_scale},
                   graphs_.get()),
         cache_(CacheOptions()),
@@ -194,7 +205,7 @@ class Planner::Impl {
         queue_(options_.context_length, checkpoint.info.layout.observation_dim,
                checkpoint.info.layout.action_dim),
         clock_(options_.horizon + 1),
-        from_noise_(FromNoiseProgram(options_.num_levels, options_.horizon, options_.uncertainty,
+        from_noise_(FromNoiseProgram(options_.levels, options_.horizon, options_.uncertainty,
                                      /*complete=*/options_.mode == PlanMode::kReplan)),
         warm_programs_(options_.horizon) {
     const worldmodel::TokenLayout& layout = checkpoint.info.layout;
@@ -243,9 +254,8 @@ class Planner::Impl {
     const StepQueue::Mark mark = queue_.Save();
     // Nothing was applied between Reset and a first Act with a new
     // observation: that step was reached by the zero action.
-    queue_.Observe(observation, queue_.awaiting_first_step()
-                                    ? Eigen::VectorXd::Zero(action_dim())
-                                    : Action());
+    queue_.Observe(observation,
+                   queue_.awaiting_first_step() ? Eigen::VectorXd::Zero(action_dim()) : Action());
     try {
       Optimize(Clock::time_point::max());
     } catch (...) {
@@ -287,8 +297,8 @@ class Planner::Impl {
     const int queued = queue_.size();
     const bool restart = queue_.restart_history();
     const int64_t moved = queue_.newest_step() - plan_step_;  // control steps the plan moves by
-    const bool warm = options_.mode == PlanMode::kWarm && has_plan_ && !restart &&
-                      moved < options_.horizon;
+    const bool warm =
+        options_.mode == PlanMode::kWarm && has_plan_ && !restart && moved < options_.horizon;
     bool front_only = warm && FrontOnly(static_cast<int>(moved));
     const SchedulingMatrix* program =
         warm ? &WarmProgramFor(static_cast<int>(moved), front_only) : &from_noise_;
@@ -453,14 +463,14 @@ class Planner::Impl {
   const SchedulingMatrix& WarmProgramFor(int shift, bool front_only) {
     if (options_.BlockCacheOn()) {
       block_program_ =
-          WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
+          WarmProgram(options_.levels, options_.horizon, options_.uncertainty,
                       options_.calls_per_step, options_.renoise_levels, shift, plan_out_.levels,
                       front_only ? options_.front_tokens : options_.horizon);
       return *block_program_;
     }
     std::optional<SchedulingMatrix>& program = warm_programs_[shift];
     if (!program) {
-      program = WarmProgram(options_.num_levels, options_.horizon, options_.uncertainty,
+      program = WarmProgram(options_.levels, options_.horizon, options_.uncertainty,
                             options_.calls_per_step, options_.renoise_levels, shift);
     }
     return *program;
@@ -470,7 +480,7 @@ class Planner::Impl {
     worldmodel::KvCacheOptions cache = checkpoint_.model->CacheOptions();
     // The newest real token rides in each step's first call (PlanDenoiser).
     cache.capacity = options_.context_length - 1;
-    cache.num_sinks = options_.num_sinks;
+    cache.num_sinks = options_.sinks;
     cache.evict = true;
     cache.scratch_capacity = options_.horizon;
     cache.persistent_batch = 1;
@@ -530,15 +540,14 @@ class Planner::Impl {
       const double from = LevelAlphaBar(plan_out_.levels[t + shift]);
       keep[t] = LevelAlphaBar(program.level(0, t)) / from;
     }
-    const at::Tensor ratio =
-        worldmodel::ToDevice(at::tensor(keep, at::kDouble).view({1, horizon, 1}), device(),
-                             at::kFloat);
+    const at::Tensor ratio = worldmodel::ToDevice(
+        at::tensor(keep, at::kDouble).view({1, horizon, 1}), device(), at::kFloat);
     plan.tokens = ratio.sqrt() * plan.tokens + (1 - ratio).sqrt() * Noise(horizon, generator);
     return plan;
   }
 
   double LevelAlphaBar(int level) const {
-    return schedule_.AlphaBar(schedule_.LevelTimestep(level, options_.num_levels));
+    return schedule_.AlphaBar(schedule_.LevelTimestep(level, options_.levels));
   }
 
   Checkpoint checkpoint_;
@@ -576,37 +585,23 @@ Planner::Planner(const Checkpoint& checkpoint, std::unique_ptr<TaskCost> cost,
 Planner::~Planner() = default;
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
-                                           const PlannerOptions& options, const std::string& task) {
-  options.Validate();
-  const c10::Device device =
-      worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
-  if (!task.empty()) return FromFile(model_path, options, task::LoadTaskSpec(task));
-  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {}, device);
+                                           const PlannerOverrides& overrides,
+                                           const std::string& task) {
+  if (!task.empty()) return FromFile(model_path, overrides, task::LoadTaskSpec(task));
+  const Checkpoint checkpoint = LoadOnto(model_path, "", overrides);
+  const task::TaskSpec spec = ModelTask(checkpoint.info, model_path);
   return std::make_unique<Planner>(
-      checkpoint,
-      MakeTaskCost(ModelTask(checkpoint.info, model_path), checkpoint.info.action_repeat), options);
+      checkpoint, MakeTaskCost(spec, checkpoint.info.action_repeat),
+      ResolvePlannerOptions(spec, checkpoint.info.sampling_levels, overrides).options);
 }
 
 std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path,
-                                           const PlannerOptions& options,
+                                           const PlannerOverrides& overrides,
                                            const task::TaskSpec& task) {
-  options.Validate();
-  const c10::Device device =
-      worldmodel::ParseDevice(options.device.empty() ? "cpu" : options.device);
-  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path, {task.name, 0}, device);
-  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task, checkpoint.info.action_repeat),
-                                   options);
-}
-
-std::unique_ptr<Planner> Planner::FromFile(const std::string& model_path) {
-  const Checkpoint checkpoint = worldmodel::LoadCheckpoint(model_path);
-  const task::TaskSpec task = ModelTask(checkpoint.info, model_path);
-  PlannerOptions options = TunedPlannerOptions(task);
-  if (checkpoint.info.sampling_levels > 0) {
-    options = AtLevels(options, checkpoint.info.sampling_levels);
-  }
-  return std::make_unique<Planner>(checkpoint, MakeTaskCost(task, checkpoint.info.action_repeat),
-                                   options);
+  const Checkpoint checkpoint = LoadOnto(model_path, task.name, overrides);
+  return std::make_unique<Planner>(
+      checkpoint, MakeTaskCost(task, checkpoint.info.action_repeat),
+      ResolvePlannerOptions(task, checkpoint.info.sampling_levels, overrides).options);
 }
 
 void Planner::Reset(const Eigen::VectorXd& observation) { impl_->Reset(observation); }

@@ -3,6 +3,8 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/task/task_spec.h"
@@ -39,81 +41,91 @@ PlannerOptions TunedPlannerOptions(const std::string& task) {
 }
 
 PlannerOptions TunedPlannerOptions(const task::TaskSpec& task) {
-  PlannerOptions options;
-  if (!task.root.Has("planner")) return options;
-  const task::TaskTable tuned = task.root.Table("planner");
-  if (tuned.Has("mode")) options.mode = ParsePlanMode(tuned.Text("mode"));
-  options.horizon = tuned.Integer("horizon", options.horizon);
-  options.num_levels = tuned.Integer("levels", options.num_levels);
-  options.uncertainty = tuned.Number("uncertainty", options.uncertainty);
-  options.calls_per_step = tuned.Integer("calls_per_step", options.calls_per_step);
-  options.renoise_levels = tuned.Integer("renoise_levels", options.renoise_levels);
-  options.front_tokens = tuned.Integer("front_tokens", options.front_tokens);
-  options.refresh_every = tuned.Integer("refresh_every", options.refresh_every);
-  options.candidates = tuned.Integer("candidates", options.candidates);
-  if (tuned.Has("selection")) options.selection = ParseSelection(tuned.Text("selection"));
-  options.temperature = tuned.Number("temperature", options.temperature);
-  options.guidance_scale = tuned.Number("guidance_scale", options.guidance_scale);
-  options.eta = tuned.Number("eta", options.eta);
-  options.action_window = tuned.Integer("action_window", options.action_window);
-  options.action_gain = tuned.Number("action_gain", options.action_gain);
-  options.action_gain_knee = tuned.Number("action_gain_knee", options.action_gain_knee);
-  options.value_weight = tuned.Number("value_weight", options.value_weight);
-  options.value_step = tuned.Integer("value_step", options.value_step);
-  options.context_length = tuned.Integer("context_length", options.context_length);
-  options.num_sinks = tuned.Integer("sinks", options.num_sinks);
-  tuned.RejectUnread();
-  try {
-    options.Validate();
-  } catch (const std::invalid_argument& error) {
-    tuned.Fail("", error.what());
+  return ResolvePlannerOptions(task).options;
+}
+
+ResolvedPlannerOptions ResolvePlannerOptions(const task::TaskSpec& task, int model_levels,
+                                             const PlannerOverrides& caller) {
+  ResolvedPlannerOptions resolved;
+  for (const OptionDescriptor& option : PlannerOptionTable()) {
+    resolved.sources[option.key] = OptionSource::kDefault;
   }
-  return options;
+  const auto apply = [&](const PlannerOverrides& overrides, OptionSource source) {
+    overrides.ApplyTo(resolved.options);
+    for (const auto& entry : overrides.values()) resolved.sources[entry.first] = source;
+  };
+  const PlannerOverrides tuned = TaskFileOverrides(task);
+  apply(tuned, OptionSource::kTaskFile);
+  try {
+    resolved.options.Validate();
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(task.file + ": [planner]: " + error.what());
+  }
+  if (model_levels > 0 && !caller.Has("levels")) {
+    const PlannerOptions before = resolved.options;
+    resolved.options = AtLevels(resolved.options, model_levels);
+    for (const OptionDescriptor& option : PlannerOptionTable()) {
+      if (option.get(before).value() != option.get(resolved.options).value()) {
+        resolved.sources[option.key] = OptionSource::kModel;
+      }
+    }
+  }
+  apply(caller, OptionSource::kCaller);
+  resolved.options.Validate();
+  return resolved;
+}
+
+const char* OptionSourceName(OptionSource source) {
+  switch (source) {
+    case OptionSource::kDefault:
+      return "library default";
+    case OptionSource::kTaskFile:
+      return "task file";
+    case OptionSource::kModel:
+      return "model (distilled levels)";
+    case OptionSource::kCaller:
+      return "caller";
+  }
+  return "";
+}
+
+std::string FormatResolvedOptions(const ResolvedPlannerOptions& resolved) {
+  std::size_t key_width = 0, value_width = 0;
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const OptionDescriptor& option : PlannerOptionTable()) {
+    rows.emplace_back(option.key, option.get(resolved.options).ToString());
+    key_width = std::max(key_width, rows.back().first.size());
+    value_width = std::max(value_width, rows.back().second.size());
+  }
+  std::string text;
+  for (const auto& [key, value] : rows) {
+    text += "  " + key + std::string(key_width - key.size(), ' ') + " = " + value +
+            std::string(value_width - value.size(), ' ') + "  (" +
+            OptionSourceName(resolved.sources.at(key)) + ")\n";
+  }
+  return text;
 }
 
 PlannerOptions AtLevels(PlannerOptions options, int levels) {
   Require(levels >= 1, "levels must be >= 1, got " + std::to_string(levels));
-  const double ratio = static_cast<double>(levels) / options.num_levels;
+  const double ratio = static_cast<double>(levels) / options.levels;
   const int renoise = static_cast<int>(std::lround(options.renoise_levels * ratio));
   options.renoise_levels = options.renoise_levels > 0 ? std::max(1, renoise) : 0;
   options.uncertainty *= ratio;  // 0 (K / H) stays 0
-  options.num_levels = levels;
+  options.levels = levels;
   return options;
 }
 
 void PlannerOptions::Validate() const {
-  Require(horizon >= 1, "horizon H must be >= 1, got " + std::to_string(horizon));
-  Require(num_levels >= 1, "levels K must be >= 1, got " + std::to_string(num_levels));
-  Require(calls_per_step >= 1,
-          "calls per step r must be >= 1, got " + std::to_string(calls_per_step));
-  Require(renoise_levels >= 0,
-          "renoise levels must be >= 0, got " + std::to_string(renoise_levels));
-  Require(front_tokens >= 0,
-          "front tokens must be >= 0 (0: the whole plan), got " + std::to_string(front_tokens));
-  Require(refresh_every >= 1,
-          "refresh every must be >= 1 control steps, got " + std::to_string(refresh_every));
-  Require(candidates >= 1, "candidates N must be >= 1, got " + std::to_string(candidates));
-  Require(std::isfinite(uncertainty) && uncertainty >= 0.0,
-          "uncertainty must be finite and >= 0 (0 picks K / H)");
-  Require(std::isfinite(temperature) && temperature > 0.0,
-          "MPPI temperature must be finite and > 0");
-  Require(std::isfinite(guidance_scale) && guidance_scale >= 0.0,
-          "guidance scale must be finite and >= 0");
-  Require(std::isfinite(eta) && eta >= 0.0, "eta must be finite and >= 0");
-  Require(action_window >= 1 && action_window <= horizon,
-          "action window must be in 1..H = " + std::to_string(horizon) +
-              " (1: the first action alone), got " + std::to_string(action_window));
-  Require(std::isfinite(action_gain) && action_gain > 0.0,
-          "action gain must be finite and > 0 (1: the planned action itself)");
-  Require(std::isfinite(action_gain_knee) && action_gain_knee >= 0.0 && action_gain_knee < 1.0,
-          "action gain knee must be in [0, 1) (0: the gain scales the whole action)");
-  Require(std::isfinite(value_weight) && value_weight > 0.0, "value weight must be finite and > 0");
-  Require(value_step >= 0 && value_step <= horizon,
-          "value step must be in 0..H = " + std::to_string(horizon) +
-              " (0: the middle of the plan), got " + std::to_string(value_step));
-  Require(context_length >= 0, "context length must be >= 0 (0 picks the model's window - H)");
-  Require(num_sinks >= 0, "sinks must be >= 0");
-  Require(threads >= 0, "threads must be >= 0 (0 leaves LibTorch's setting)");
+  for (const OptionDescriptor& option : PlannerOptionTable()) {
+    ConvertOptionValue(option, option.get(*this));
+  }
+  Require(action_window <= horizon, "action window must be in 1..H = " + std::to_string(horizon) +
+                                        " (1: the first action alone), got " +
+                                        std::to_string(action_window));
+  Require(value_step <= horizon, "value step must be in 0..H = " + std::to_string(horizon) +
+                                     " (0: the middle of the plan), got " +
+                                     std::to_string(value_step));
   Require(device.empty() || std::regex_match(device, std::regex("cpu|cuda(:[0-9]+)?")),
           "unknown device '" + device + "' (expected cpu, cuda or cuda:N)");
 }

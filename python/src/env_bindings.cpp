@@ -25,6 +25,7 @@ namespace {
 struct Episodes {
   std::unique_ptr<envs::Env> env;
   std::uint64_t next_seed = 0;
+  std::optional<std::string> render_mode;  // None or "rgb_array", as make_env was given
 };
 using PyEnv = Guarded<Episodes>;
 
@@ -51,6 +52,8 @@ py::tuple Step(PyEnv& self, const py::handle& action) {
   const Eigen::VectorXd checked = ToVector(action, size, "action");
   const envs::StepResult result = self.Released([&](Episodes& e) { return e.env->Step(checked); });
   py::dict info;
+  // MuJoCo warned (most often: the simulation went unstable and was reset).
+  if (result.simulation_warnings > 0) info["mujoco_warnings"] = result.simulation_warnings;
   self.Held([&](Episodes& e) {
     info["step"] = e.env->step_count();
     AddSuccess(*e.env, info);
@@ -67,6 +70,11 @@ py::array_t<std::uint8_t> Render(PyEnv& self, int width, int height) {
   const std::vector<std::uint8_t> rgb =
       self.Released([&](Episodes& e) { return e.env->Render(width, height); });
   return ImageToNumpy(rgb, width, height);
+}
+
+// A gymnasium-style Box (dfmpc.spaces) between `low` and `high`.
+py::object Box(const Eigen::VectorXd& low, const Eigen::VectorXd& high) {
+  return py::module_::import("dfmpc.spaces").attr("Box")(ToNumpy(low), ToNumpy(high));
 }
 
 // A property of the environment, read under its turn.
@@ -120,7 +128,33 @@ void BindEnvs(py::module_& module) {
            "Applies an action for one control step; returns (observation, reward, "
            "terminated, truncated, info).")
       .def("render", &Render, py::arg("width") = 320, py::arg("height") = 240,
-           "The current state from the task's camera: a [height, width, 3] uint8 array.")
+           "The current state from the task's camera: a [height, width, 3] uint8 array "
+           "(whatever render_mode is; rendering needs an EGL device).")
+      .def(
+          "close", [](PyEnv& self) { self.Drop(); },
+          "Frees the simulation and its renderer; later calls raise ValueError. Closing twice "
+          "is allowed.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyEnv& self, const py::args&) { self.Drop(); })
+      .def_property_readonly(
+          "render_mode",
+          [](PyEnv& self) { return self.Held([](Episodes& e) { return e.render_mode; }); },
+          "None or 'rgb_array', as make_env was given.")
+      .def_property_readonly(
+          "observation_space",
+          [](PyEnv& self) {
+            const envs::BoxSpec spec =
+                self.Held([](Episodes& e) { return e.env->observation_spec(); });
+            return Box(spec.lower, spec.upper);
+          },
+          "A Box (dfmpc.spaces) with the observation's bounds (+-inf where unbounded) and shape.")
+      .def_property_readonly(
+          "action_space",
+          [](PyEnv& self) {
+            const envs::BoxSpec spec = self.Held([](Episodes& e) { return e.env->action_spec(); });
+            return Box(spec.lower, spec.upper);
+          },
+          "A Box (dfmpc.spaces) with the action's bounds and shape.")
       .def_property_readonly("name", EnvProperty([](const envs::Env& e) { return e.name(); }))
       .def_property_readonly("observation_low", EnvProperty([](const envs::Env& e) {
                                return ToNumpy(e.observation_spec().lower);
@@ -148,17 +182,24 @@ void BindEnvs(py::module_& module) {
   module.def(
       "make_env",
       [](const std::string& task, int action_repeat, int episode_physics_steps,
-         const py::kwargs& perturbations) {
+         const std::optional<std::string>& render_mode, const py::kwargs& perturbations) {
+        if (render_mode && *render_mode != "rgb_array") {
+          throw py::value_error("render_mode must be None or 'rgb_array', got '" + *render_mode +
+                                "'");
+        }
         envs::EnvOptions options;
         options.action_repeat = action_repeat;
         options.episode_physics_steps = episode_physics_steps;
         options.perturbation = envs::ParsePerturbation(PerturbationText(perturbations));
         return std::make_unique<PyEnv>(
-            std::make_unique<Episodes>(Episodes{envs::MakeEnv(task, options), 0}), "");
+            std::make_unique<Episodes>(Episodes{envs::MakeEnv(task, options), 0, render_mode}),
+            "this Env was closed");
       },
       py::arg("task"), py::arg("action_repeat") = 0, py::arg("episode_physics_steps") = 0,
+      py::arg("render_mode") = py::none(),
       "A task's environment: a built-in name or a task folder. action_repeat and "
-      "episode_physics_steps 0 take the task file's. Keyword perturbations (obs_noise, "
+      "episode_physics_steps 0 take the task file's. render_mode: None or 'rgb_array' "
+      "(render() returns the frame either way). Keyword perturbations (obs_noise, "
       "obs_noise_rel, delay, gain, "
       "mass, damping, friction) take a fixed value or a (low, high) range drawn per episode.");
 }

@@ -39,6 +39,12 @@ class Guarded {
     return call(Get());
   }
 
+  // Destroys the object; later calls raise. Idempotent.
+  void Drop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    object_.reset();
+  }
+
   // Moves the object out (to an owner of its own); later calls raise.
   std::unique_ptr<T> Take() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -30,20 +30,50 @@ using planner::Planner;
 using planner::PlannerOptions;
 using Clock = std::chrono::steady_clock;
 
-// `options` with each keyword set as its attribute; an unknown name is a
-// TypeError, as for any Python call.
-PlannerOptions WithKeywords(PlannerOptions options, const py::kwargs& keywords) {
-  py::object object = py::cast(options);
+// `value` as `option`'s kind: a Python bool, int, float or str; a value of
+// another type is a TypeError naming the option.
+planner::OptionValue ToOptionValue(const planner::OptionDescriptor& option,
+                                   const py::handle& value) {
+  using planner::OptionKind;
+  const bool is_bool = py::isinstance<py::bool_>(value);
+  const bool is_int = py::isinstance<py::int_>(value) && !is_bool;
+  planner::OptionValue converted = false;
+  if (option.kind == OptionKind::kFlag && is_bool) {
+    converted = value.cast<bool>();
+  } else if (option.kind == OptionKind::kInteger && is_int) {
+    converted = value.cast<std::int64_t>();
+  } else if (option.kind == OptionKind::kNumber && (is_int || py::isinstance<py::float_>(value))) {
+    converted = value.cast<double>();
+  } else if (option.kind == OptionKind::kText && py::isinstance<py::str>(value)) {
+    converted = value.cast<std::string>();
+  } else {
+    throw py::type_error(
+        "planner option '" + std::string(option.key) + "' must be " + option.RangeText() + " (" +
+        (option.kind == OptionKind::kNumber    ? "a number"
+         : option.kind == OptionKind::kInteger ? "an int"
+         : option.kind == OptionKind::kFlag    ? "a bool"
+                                               : "a str") +
+        "), got " + std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
+  return planner::ConvertOptionValue(option, converted);
+}
+
+const planner::OptionDescriptor& Option(const std::string& key) {
+  try {
+    return planner::FindPlannerOption(key);
+  } catch (const std::invalid_argument& error) {
+    throw py::type_error(error.what());  // as for any unknown keyword
+  }
+}
+
+// Keywords as overrides: unknown names are a TypeError, as for any Python call.
+planner::PlannerOverrides Overrides(const py::kwargs& keywords) {
+  planner::PlannerOverrides overrides;
   for (const auto& [key, value] : keywords) {
     const std::string name = py::str(key);
-    if (!py::hasattr(object, name.c_str()) || name.rfind("_", 0) == 0) {
-      throw py::type_error("unknown planner option '" + name + "'");
-    }
-    py::setattr(object, name.c_str(), value);
+    overrides.Set(name, ToOptionValue(Option(name), value));
   }
-  options = object.cast<PlannerOptions>();
-  options.Validate();
-  return options;
+  return overrides;
 }
 
 // A Planner the Python object owns until it hands it to an AsyncPlanner.
@@ -52,9 +82,11 @@ using PyAsyncPlanner = Guarded<AsyncPlanner>;
 
 std::unique_ptr<PyPlanner> PlannerFromFile(const std::string& model, const std::string& task,
                                            const py::kwargs& keywords) {
+  const planner::PlannerOverrides overrides = Overrides(keywords);
   // The device decides where the model loads, so it is read first.
-  const PlannerOptions given = WithKeywords(PlannerOptions(), keywords);
-  const c10::Device device = worldmodel::ParseDevice(given.device.empty() ? "cpu" : given.device);
+  PlannerOptions named;
+  overrides.ApplyTo(named);
+  const c10::Device device = worldmodel::ParseDevice(named.device.empty() ? "cpu" : named.device);
   // A given task (a name or a folder) supplies the cost; else the model's own.
   std::optional<task::TaskSpec> spec;
   if (!task.empty()) spec = task::LoadTaskSpec(task);
@@ -64,12 +96,8 @@ std::unique_ptr<PyPlanner> PlannerFromFile(const std::string& model, const std::
     checkpoint = worldmodel::LoadCheckpoint(model, {spec ? spec->name : "", 0}, device);
   }
   if (!spec) spec = planner::ModelTask(checkpoint.info, model);
-  // A distilled model plans at its own K unless num_levels is given.
-  PlannerOptions tuned = planner::TunedPlannerOptions(*spec);
-  if (checkpoint.info.sampling_levels > 0 && !keywords.contains("num_levels")) {
-    tuned = planner::AtLevels(tuned, checkpoint.info.sampling_levels);
-  }
-  const PlannerOptions options = WithKeywords(tuned, keywords);
+  const PlannerOptions options =
+      planner::ResolvePlannerOptions(*spec, checkpoint.info.sampling_levels, overrides).options;
   return std::make_unique<PyPlanner>(
       std::make_unique<Planner>(
           checkpoint, planner::MakeTaskCost(*spec, checkpoint.info.action_repeat), options),
@@ -90,45 +118,62 @@ std::chrono::microseconds Microseconds(double seconds, const char* name) {
   return std::chrono::microseconds(static_cast<std::int64_t>(seconds * 1e6));
 }
 
+std::string OptionsRepr(const PlannerOptions& options) {
+  std::string text = "PlannerOptions(";
+  for (const planner::OptionDescriptor& option : planner::PlannerOptionTable()) {
+    text += std::string(text.back() == '(' ? "" : ", ") + option.key + "=" +
+            option.get(options).ToString();
+  }
+  return text + ")";
+}
+
+py::object ToPython(const planner::OptionValue& value) {
+  return std::visit([](const auto& v) -> py::object { return py::cast(v); }, value.value());
+}
+
 void BindOptions(py::module_& module) {
-  py::class_<PlannerOptions>(module, "PlannerOptions",
-                             "The planner's options (see planner.h for each one's meaning).")
-      .def(py::init<>())
-      .def_property(
-          "mode", [](const PlannerOptions& o) { return planner::PlanModeName(o.mode); },
-          [](PlannerOptions& o, const std::string& name) { o.mode = planner::ParsePlanMode(name); })
-      .def_readwrite("horizon", &PlannerOptions::horizon)
-      .def_readwrite("num_levels", &PlannerOptions::num_levels)
-      .def_readwrite("uncertainty", &PlannerOptions::uncertainty)
-      .def_readwrite("calls_per_step", &PlannerOptions::calls_per_step)
-      .def_readwrite("renoise_levels", &PlannerOptions::renoise_levels)
-      .def_readwrite("front_tokens", &PlannerOptions::front_tokens)
-      .def_readwrite("refresh_every", &PlannerOptions::refresh_every)
-      .def_readwrite("candidates", &PlannerOptions::candidates)
-      .def_property(
-          "selection", [](const PlannerOptions& o) { return planner::SelectionName(o.selection); },
-          [](PlannerOptions& o, const std::string& name) {
-            o.selection = planner::ParseSelection(name);
-          })
-      .def_readwrite("temperature", &PlannerOptions::temperature)
-      .def_readwrite("action_window", &PlannerOptions::action_window)
-      .def_readwrite("action_gain", &PlannerOptions::action_gain)
-      .def_readwrite("action_gain_knee", &PlannerOptions::action_gain_knee)
-      .def_readwrite("guidance_scale", &PlannerOptions::guidance_scale)
-      .def_readwrite("eta", &PlannerOptions::eta)
-      .def_readwrite("value_model", &PlannerOptions::value_model)
-      .def_readwrite("value_weight", &PlannerOptions::value_weight)
-      .def_readwrite("value_step", &PlannerOptions::value_step)
-      .def_readwrite("context_length", &PlannerOptions::context_length)
-      .def_readwrite("num_sinks", &PlannerOptions::num_sinks)
-      .def_readwrite("seed", &PlannerOptions::seed)
-      .def_readwrite("threads", &PlannerOptions::threads)
-      .def_readwrite("device", &PlannerOptions::device)
-      .def_readwrite("cuda_graphs", &PlannerOptions::cuda_graphs)
-      .def_readwrite("cpu_bf16", &PlannerOptions::cpu_bf16);
-  module.def("tuned_options", py::overload_cast<const std::string&>(&planner::TunedPlannerOptions),
-             py::arg("task"),
-             "The options a task's file tunes (a built-in name or a task folder).");
+  py::class_<PlannerOptions> options(
+      module, "PlannerOptions",
+      "The planner's options; each attribute is a task file [planner] key "
+      "(docs/planner_options.md). PlannerOptions(**keywords) sets some.");
+  options.def(py::init([](const py::kwargs& keywords) {
+    PlannerOptions made;
+    Overrides(keywords).ApplyTo(made);
+    return made;
+  }));
+  options.def("__repr__", &OptionsRepr);
+  // Every option of the table, under its key (and its older spellings).
+  for (const planner::OptionDescriptor& descriptor : planner::PlannerOptionTable()) {
+    const planner::OptionDescriptor* option = &descriptor;
+    const auto get = [option](const PlannerOptions& o) { return ToPython(option->get(o)); };
+    const auto set = [option](PlannerOptions& o, const py::handle& value) {
+      option->set(o, ToOptionValue(*option, value));
+    };
+    options.def_property(option->key, get, set, option->doc);
+    for (const std::string& alias : option->aliases) {
+      // The name must outlive the module: the table is static.
+      options.def_property(alias.c_str(), get, set, option->doc);
+    }
+  }
+  module.def(
+      "tuned_options", [](const std::string& task) { return planner::TunedPlannerOptions(task); },
+      py::arg("task"), "The options a task's file tunes (a built-in name or a task folder).");
+  module.def(
+      "option_table",
+      [] {
+        py::list rows;
+        for (const planner::OptionDescriptor& option : planner::PlannerOptionTable()) {
+          py::dict row;
+          row["key"] = option.key;
+          row["default"] = ToPython(option.get(PlannerOptions()));
+          row["range"] = option.RangeText();
+          row["per_task"] = option.per_task;
+          row["doc"] = option.doc;
+          rows.append(row);
+        }
+        return rows;
+      },
+      "Every planner option: key, default, range, whether a task file may set it, and doc.");
 }
 
 void BindStats(py::module_& module) {

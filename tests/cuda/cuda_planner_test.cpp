@@ -19,24 +19,24 @@ namespace {
 using dfmpc::testing::PendulumObservation;
 using dfmpc::testing::ShippedModel;
 
-std::unique_ptr<Planner> PendulumPlanner(PlannerOptions options, const std::string& device) {
-  options.device = device;
-  return Planner::FromFile(ShippedModel("pendulum_swingup"), options);
+// The shipped model with its task's tuned options and `overrides`.
+std::unique_ptr<Planner> PendulumPlanner(PlannerOverrides overrides, const std::string& device) {
+  overrides.Set("device", device);
+  return Planner::FromFile(ShippedModel("pendulum_swingup"), overrides);
 }
 
 TEST(CudaPlannerTest, FromFileLoadsOntoTheCpuByDefault) {
-  const auto planner = PendulumPlanner(PlannerOptions{}, "");
+  const auto planner = PendulumPlanner({}, "");
   EXPECT_TRUE(planner->context_cache().options().device.is_cpu());
 }
 
 TEST(CudaPlannerTest, DevicesThatAreMissingOrNotTheModelsAreRefused) {
-  PlannerOptions options;
-  options.device = "cuda:9";
-  EXPECT_THROW(PendulumPlanner(options, "cuda:9"), std::invalid_argument);
+  EXPECT_THROW(PendulumPlanner({}, "cuda:9"), std::invalid_argument);
   // A checkpoint loaded onto the CPU planned on CUDA: a mismatch on a GPU
   // machine, a missing device elsewhere. FromFile is the way to move it.
   const worldmodel::Checkpoint checkpoint =
       worldmodel::LoadCheckpoint(ShippedModel("pendulum_swingup"));
+  PlannerOptions options;
   options.device = "cuda";
   EXPECT_THROW(Planner(checkpoint, MakeTaskCost("pendulum_swingup"), options),
                std::invalid_argument);
@@ -46,11 +46,8 @@ TEST(CudaPlannerTest, DevicesThatAreMissingOrNotTheModelsAreRefused) {
 
 TEST(CudaPlannerTest, CudaGraphsReplayTheWarmStepWithoutChangingAnAction) {
   DFMPC_SKIP_WITHOUT_CUDA();
-  PlannerOptions options;  // warm r = 1, H = 32, K = 16, N = 8
-  options.cuda_graphs = false;
-  const auto eager = PendulumPlanner(options, "cuda");
-  options.cuda_graphs = true;
-  const auto graphed = PendulumPlanner(options, "cuda");
+  const auto eager = PendulumPlanner({{"cuda_graphs", false}}, "cuda");
+  const auto graphed = PendulumPlanner({{"cuda_graphs", true}}, "cuda");
   eager->Reset(PendulumObservation(0));
   graphed->Reset(PendulumObservation(0));
   int replays = 0;
@@ -67,10 +64,9 @@ TEST(CudaPlannerTest, CudaGraphsReplayTheWarmStepWithoutChangingAnAction) {
 
 TEST(CudaPlannerTest, TheGpuFollowsTheCpu) {
   DFMPC_SKIP_WITHOUT_CUDA();
-  PlannerOptions options;
-  options.candidates = 1;  // no best-of-N choice that rounding could flip
-  const auto cpu = PendulumPlanner(options, "cpu");
-  const auto gpu = PendulumPlanner(options, "cuda");
+  // One candidate: no best-of-N choice that rounding could flip.
+  const auto cpu = PendulumPlanner({{"candidates", 1}}, "cpu");
+  const auto gpu = PendulumPlanner({{"candidates", 1}}, "cuda");
   cpu->Reset(PendulumObservation(0));
   gpu->Reset(PendulumObservation(0));
   for (int t = 0; t < 10; ++t) {

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "dfmpc/envs/episode.h"
+#include "dfmpc/envs/policy.h"
+#include "dfmpc/task/task_spec.h"
+
 namespace dfmpc::envs {
 namespace {
 
@@ -209,6 +213,37 @@ TEST(EnvTest, RejectsBadOptions) {
     EXPECT_NE(std::string(e.what()).find("multiple of action_repeat"), std::string::npos)
         << e.what();
   }
+}
+
+}  // namespace
+}  // namespace dfmpc::envs
+
+namespace dfmpc::envs {
+namespace {
+
+// A pendulum whose hinge spring is far too stiff for its time step: the
+// explicit integration diverges, MuJoCo warns of bad accelerations and
+// resets the state. Each step says so, and so does the episode.
+TEST(EnvTest, AnUnstableSimulationIsCountedNotHidden) {
+  const task::TaskSpec pendulum = task::LoadTaskSpec("pendulum_swingup");
+  std::string mjcf = pendulum.mjcf_text;
+  const std::string hinge = "<joint name=\"hinge\" type=\"hinge\"";
+  ASSERT_NE(mjcf.find(hinge), std::string::npos);
+  mjcf.replace(mjcf.find(hinge), hinge.size(), hinge + " stiffness=\"1e12\"");
+  const auto stiff = MakeEnv(task::ParseTaskSpec(pendulum.toml_text, mjcf, "stiff/task.toml"));
+  const auto nominal = MakeEnv("pendulum_swingup");
+  stiff->Reset(0);
+  nominal->Reset(0);
+  int warnings = 0;
+  for (int t = 0; t < 20; ++t) {
+    warnings += stiff->Step(Eigen::VectorXd::Zero(1)).simulation_warnings;
+    EXPECT_EQ(nominal->Step(Eigen::VectorXd::Zero(1)).simulation_warnings, 0) << "step " << t;
+  }
+  EXPECT_GT(warnings, 0);
+
+  RandomPolicy policy(stiff->action_spec(), 0);
+  EXPECT_GT(RunEpisode(*stiff, policy, 1).simulation_warnings, 0);
+  EXPECT_EQ(RunEpisode(*nominal, policy, 1).simulation_warnings, 0);
 }
 
 }  // namespace

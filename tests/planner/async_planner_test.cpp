@@ -102,8 +102,8 @@ TEST(AsyncPlannerTest, ADeadlineShorterThanAModelCallStillYieldsAnActionEveryPer
 TEST(AsyncPlannerTest, ShutsDownCleanlyWhilePlanning) {
   PlannerOptions options = Small(PlanMode::kReplan);  // K + H - 1 calls per plan: slow
   for (int trial = 0; trial < 3; ++trial) {
-    auto async = std::make_unique<AsyncPlanner>(MakePlanner(options),
-                                                Wait(std::chrono::microseconds(0)));
+    auto async =
+        std::make_unique<AsyncPlanner>(MakePlanner(options), Wait(std::chrono::microseconds(0)));
     auto env = envs::MakeEnv(kPendulum);
     Eigen::VectorXd observation = env->Reset(trial);
     async->Reset(observation);
@@ -131,8 +131,9 @@ TEST(AsyncPlannerTest, ResetMidEpisodeDropsTheOldEpisodesPlans) {
 
 TEST(AsyncPlannerTest, BadUseIsAClearError) {
   EXPECT_THROW(AsyncPlanner(nullptr), std::invalid_argument);
-  EXPECT_THROW(AsyncPlanner(MakePlanner(Small(PlanMode::kWarm)), Wait(std::chrono::microseconds(-1))),
-               std::invalid_argument);
+  EXPECT_THROW(
+      AsyncPlanner(MakePlanner(Small(PlanMode::kWarm)), Wait(std::chrono::microseconds(-1))),
+      std::invalid_argument);
   // The reported case: max() overflowed inside wait_for, and Step returned
   // at once.
   EXPECT_THROW(
@@ -162,9 +163,9 @@ TEST(AsyncPlannerTest, FallbacksAndTheLastStepShowInTheStats) {
   Sabotage sabotage;
   sabotage.nan_now = true;
   const PlannerOptions options = Small(PlanMode::kWarm);
-  AsyncPlanner async(std::make_unique<Planner>(Pendulum(),
-                                               std::make_unique<SabotagedCost>(sabotage), options),
-                     Wait(std::chrono::seconds(60)));
+  AsyncPlanner async(
+      std::make_unique<Planner>(Pendulum(), std::make_unique<SabotagedCost>(sabotage), options),
+      Wait(std::chrono::seconds(60)));
   auto env = envs::MakeEnv(kPendulum);
   Eigen::VectorXd observation = env->Reset(9);
   async.Reset(observation);
@@ -173,7 +174,7 @@ TEST(AsyncPlannerTest, FallbacksAndTheLastStepShowInTheStats) {
   EXPECT_EQ(stats.plans, 5);
   EXPECT_EQ(stats.fallbacks, 5);
   EXPECT_TRUE(stats.last_step.fallback);
-  EXPECT_EQ(stats.last_step.calls, options.num_levels);  // no plan left: from noise
+  EXPECT_EQ(stats.last_step.calls, options.levels);  // no plan left: from noise
   EXPECT_EQ(stats.planner_errors, 0);
 }
 
@@ -217,8 +218,8 @@ TEST(AsyncPlannerTest, DestructionWaitsForOneModelCallNotTheWholePlan) {
   probe->Reset(observation);
   const double plan_ms = probe->last_step().latency_ms;  // a whole plan
   const int calls = probe->last_step().calls;
-  auto async = std::make_unique<AsyncPlanner>(MakePlanner(options),
-                                              Wait(std::chrono::microseconds(0)));
+  auto async =
+      std::make_unique<AsyncPlanner>(MakePlanner(options), Wait(std::chrono::microseconds(0)));
   async->Reset(observation);
   observation = env->Step(async->Step(observation)).observation;
   async->Step(observation);  // queued: the planning thread starts a plan
@@ -231,8 +232,8 @@ TEST(AsyncPlannerTest, DestructionWaitsForOneModelCallNotTheWholePlan) {
   ::testing::Test::RecordProperty("plan_us", static_cast<int>(plan_ms * 1e3));
   // A fifth of the plan had run, so waiting for the rest would take about
   // 0.8 plan_ms; one call takes plan_ms / calls (about 0.02 plan_ms).
-  EXPECT_LT(stop_ms, 0.5 * plan_ms) << "a whole plan of " << calls << " calls takes " << plan_ms
-                                    << " ms";
+  EXPECT_LT(stop_ms, 0.5 * plan_ms)
+      << "a whole plan of " << calls << " calls takes " << plan_ms << " ms";
 }
 
 }  // namespace

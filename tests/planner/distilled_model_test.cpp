@@ -33,10 +33,10 @@ std::string SaveTinyPendulum(const std::string& name, int levels) {
 
 TEST(DistilledModelTest, AtLevelsKeepsTheReNoisesShareOfTheRange) {
   PlannerOptions options;
-  options.num_levels = 16;
+  options.levels = 16;
   options.renoise_levels = 4;
   const PlannerOptions eight = AtLevels(options, 8);
-  EXPECT_EQ(eight.num_levels, 8);
+  EXPECT_EQ(eight.levels, 8);
   EXPECT_EQ(eight.renoise_levels, 2);
   EXPECT_EQ(eight.uncertainty, 0.0);  // still K / H
   EXPECT_EQ(AtLevels(options, 4).renoise_levels, 1);
@@ -53,16 +53,16 @@ TEST(DistilledModelTest, APlannerFromTheFileTakesTheModelsLevels) {
   const Eigen::Vector3d hanging(-1.0, 0.0, 0.0);
   // A student distilled once from the task file's K.
   const PlannerOptions tuned = TunedPlannerOptions("pendulum_swingup");
-  const int half = tuned.num_levels / 2;
+  const int half = tuned.levels / 2;
   const auto distilled = Planner::FromFile(SaveTinyPendulum("distilled_half.pt", half));
-  EXPECT_EQ(distilled->options().num_levels, half);
+  EXPECT_EQ(distilled->options().levels, half);
   EXPECT_EQ(distilled->options().renoise_levels, AtLevels(tuned, half).renoise_levels);
   distilled->Reset(hanging);
   const int distilled_calls = distilled->last_step().calls;
   EXPECT_TRUE(distilled->Act(hanging).allFinite());
 
   const auto full = Planner::FromFile(SaveTinyPendulum("undistilled.pt", 0));
-  EXPECT_EQ(full->options().num_levels, tuned.num_levels);
+  EXPECT_EQ(full->options().levels, tuned.levels);
   full->Reset(hanging);
   // The plan from noise follows a pyramid of about K + H u = 2K rows.
   EXPECT_LE(2 * distilled_calls, full->last_step().calls + 1);
@@ -70,19 +70,15 @@ TEST(DistilledModelTest, APlannerFromTheFileTakesTheModelsLevels) {
 
 TEST(DistilledModelTest, OptionsOfAnotherLevelCountAreRefused) {
   const std::string path = SaveTinyPendulum("distilled_4.pt", 4);
-  PlannerOptions options;
-  options.num_levels = 16;
   try {
-    Planner::FromFile(path, options);
+    Planner::FromFile(path, {{"levels", 16}});
     FAIL() << "a model distilled to K = 4 planned with K = 16";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("distilled to sample with K = 4 levels"),
               std::string::npos)
         << error.what();
   }
-  options.num_levels = 4;
-  options.renoise_levels = 1;
-  EXPECT_NO_THROW(Planner::FromFile(path, options));
+  EXPECT_NO_THROW(Planner::FromFile(path, {{"levels", 4}, {"renoise_levels", 1}}));
 }
 
 }  // namespace

@@ -43,12 +43,9 @@ std::string SaveModelCarryingItsTask(const std::string& name, bool carry_task) {
   return path.string();
 }
 
-PlannerOptions Small() {
-  PlannerOptions options;
-  options.horizon = 4;
-  options.num_levels = 4;
-  options.candidates = 2;
-  return options;
+// Over the task file's tuned options.
+PlannerOverrides Small() {
+  return {{"horizon", 4}, {"levels", 4}, {"candidates", 2}, {"action_window", 1}};
 }
 
 TEST(ModelTaskTest, APlannerNeedsNoTaskNameForAModelThatCarriesItsTask) {

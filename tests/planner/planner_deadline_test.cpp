@@ -47,7 +47,7 @@ TEST(PlannerDeadlineTest, ADeadlineThatNeverComesChangesNothing) {
   EXPECT_EQ(timed->Action(), untimed->Action());
   EXPECT_EQ(timed->plan().tokens, untimed->plan().tokens);
   EXPECT_FALSE(timed->last_step().cut_short);
-  EXPECT_EQ(timed->last_step().calls, options.num_levels + options.horizon - 1);
+  EXPECT_EQ(timed->last_step().calls, options.levels + options.horizon - 1);
 }
 
 // The reported case: with a deadline already passed, five catch-up
@@ -123,7 +123,7 @@ TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenCallsAndChangesNothing) {
   const std::vector<Eigen::VectorXd> o = Observations(3, 4);
   int asked = 0;
   planner->SetAbortCallback([&asked] { return ++asked > 3; });
-  EXPECT_THROW(planner->Reset(o[0]), PlannerAborted);  // Reset's K calls
+  EXPECT_THROW(planner->Reset(o[0]), PlannerAborted);      // Reset's K calls
   EXPECT_THROW(planner->Action(), std::invalid_argument);  // not reset
   asked = -1000;
   planner->Reset(o[0]);
@@ -159,7 +159,7 @@ TEST(PlannerDeadlineTest, FallingAWholePlanBehindKeepsTheHistoryAndPlansFromNois
   ASSERT_TRUE(planner->Optimize());
   const StepStats& stats = planner->last_step();
   EXPECT_EQ(stats.steps_caught_up, behind);
-  EXPECT_EQ(stats.calls, options.num_levels);  // a plan from noise
+  EXPECT_EQ(stats.calls, options.levels);  // a plan from noise
   EXPECT_EQ(planner->plan().step, behind);
   // Every step is in the history (up to the ring's capacity).
   const int capacity = planner->options().context_length - 1;

@@ -52,13 +52,13 @@ TEST(PlannerSplitTest, ResetMakesTheFirstPlanSoTheFirstActRunsNoModel) {
   const Eigen::Vector3d observation(-0.9, 0.43589, 1.5);
   planner->Reset(observation);
   // From noise to the resting levels: K calls, the real token riding along.
-  EXPECT_EQ(planner->last_step().calls, options.num_levels);
+  EXPECT_EQ(planner->last_step().calls, options.levels);
   EXPECT_EQ(planner->context_cache().persistent_size(), 1);
   EXPECT_EQ(planner->plan().step, 0);
   EXPECT_EQ(planner->steps(), 0);
   const StepStats reset_step = planner->last_step();
   const Eigen::VectorXd action = planner->Act(observation);
-  EXPECT_EQ(planner->context_cache().persistent_size(), 1);  // nothing appended
+  EXPECT_EQ(planner->context_cache().persistent_size(), 1);           // nothing appended
   EXPECT_EQ(planner->last_step().latency_ms, reset_step.latency_ms);  // no new optimization
   EXPECT_EQ(action, planner->Action());
   EXPECT_EQ(planner->steps(), 1);
@@ -79,7 +79,7 @@ TEST(PlannerSplitTest, ActionBetweenPlansReadsThePlanAtTheElapsedSteps) {
 
 TEST(PlannerSplitTest, OneWarmStepCatchesUpWithEveryMissedStepAndTheSameHistory) {
   const PlannerOptions options = Small(PlanMode::kWarm);  // H = 16, K = 4, r = 1
-  auto twin = MakePlanner(options);  // never falls behind
+  auto twin = MakePlanner(options);                       // never falls behind
   const int capacity = twin->options().context_length - 1;
   const int before = capacity + 5;  // the ring is full and evicting
   const int missed = 3;

@@ -121,7 +121,7 @@ TEST(PlannerTest, PlanCacheShiftsByOneTokenAcrossAStep) {
 TEST(PlannerTest, ContextMemoryStaysFlatOverLongRuns) {
   PlannerOptions options = Small(PlanMode::kWarm);
   options.context_length = 6;
-  options.num_sinks = 1;
+  options.sinks = 1;
   auto planner = MakePlanner(options);
   const int64_t bytes = planner->context_cache().StorageBytes();
   Drive(*planner, 40, 1);
@@ -186,13 +186,15 @@ TEST(PlannerTest, RejectsImpossibleOptionsAndForeignModels) {
   for (auto breaks : std::vector<void (*)(PlannerOptions&)>{
            [](PlannerOptions& o) { o.horizon = 0; },
            [](PlannerOptions& o) { o.calls_per_step = 0; },
-           [](PlannerOptions& o) { o.candidates = 0; }, [](PlannerOptions& o) { o.num_levels = 0; },
+           [](PlannerOptions& o) { o.candidates = 0; }, [](PlannerOptions& o) { o.levels = 0; },
            [](PlannerOptions& o) { o.guidance_scale = -1; },
            [](PlannerOptions& o) { o.renoise_levels = -1; },
            // No room left in the model's window for the two context tokens:
            [](PlannerOptions& o) { o.horizon = Pendulum().info.train_window - 1; },
            // Context plus plan one token past the window:
-           [](PlannerOptions& o) { o.context_length = Pendulum().info.train_window - o.horizon + 1; },
+           [](PlannerOptions& o) {
+             o.context_length = Pendulum().info.train_window - o.horizon + 1;
+           },
            [](PlannerOptions& o) { o.uncertainty = 0.1; }}) {  // ceil(H u) < K: no warm step
     PlannerOptions options = Small(PlanMode::kWarm);
     breaks(options);
@@ -201,7 +203,7 @@ TEST(PlannerTest, RejectsImpossibleOptionsAndForeignModels) {
   EXPECT_THROW(Planner(Pendulum(), MakeTaskCost("cartpole_swingup"), Small(PlanMode::kWarm)),
                std::invalid_argument);
   try {
-    Planner::FromFile(ModelPath(kPendulum), Small(PlanMode::kWarm), "cartpole_swingup");
+    Planner::FromFile(ModelPath(kPendulum), {}, "cartpole_swingup");
     FAIL() << "a pendulum model was accepted for cartpole";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("pendulum_swingup"), std::string::npos) << e.what();

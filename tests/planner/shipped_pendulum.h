@@ -36,7 +36,7 @@ inline PlannerOptions Small(PlanMode mode) {
   PlannerOptions options;
   options.mode = mode;
   options.horizon = 16;
-  options.num_levels = 4;
+  options.levels = 4;
   options.candidates = 1;
   return options;
 }

@@ -242,13 +242,13 @@ TEST(ValueCostTest, WrongCriticsAndWeightsAreRefused) {
   options.value_model = Critic();
   for (double weight : {0.0, -1.0, std::nan("")}) {
     options.value_weight = weight;
-    ExpectRefused(options, "value weight must be finite and > 0");
+    ExpectRefused(options, "planner option 'value_weight' must be finite and > 0");
   }
   options.value_weight = 1.0;
-  for (int step : {-1, 17}) {
-    options.value_step = step;
-    ExpectRefused(options, "value step must be in 0..H = 16");
-  }
+  options.value_step = -1;
+  ExpectRefused(options, "planner option 'value_step' must be >= 0, got -1");
+  options.value_step = 17;
+  ExpectRefused(options, "value step must be in 0..H = 16");
   EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 0.0, 1), std::invalid_argument);
   EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 1.0, 0), std::invalid_argument);
 }

@@ -100,7 +100,7 @@ def test_block_cache_options_reach_the_planner(pendulum_model):
     planner.act(observation)  # Reset's plan
     planner.act(observation + 0.01)  # a front step: the real token and six plan tokens
     assert planner.stats.token_forwards == 1 + 6
-    with pytest.raises(ValueError, match="refresh every"):
+    with pytest.raises(ValueError, match="planner option .refresh_every. must be >= 1"):
         dfmpc.Planner.from_file(pendulum_model, refresh_every=0)
 
 
@@ -137,6 +137,31 @@ def test_bad_observations_are_value_errors(pendulum_model, observation, message)
         planner.reset(observation)
 
 
+def test_every_option_has_one_name_in_python_the_task_file_and_the_command_line(dfmpc_tool):
+    table = dfmpc.option_table()
+    keys = [row["key"] for row in table]
+    assert "levels" in keys and "sinks" in keys and "action_gain_knee" in keys
+    options = dfmpc.PlannerOptions()
+    help_text = subprocess.run([dfmpc_tool, "control", "--help"], check=True,
+                               capture_output=True, text=True).stdout
+    flags_elsewhere = {"seed": "--planner-seed", "threads": "--planner-threads"}
+    for row in table:
+        assert getattr(options, row["key"]) == row["default"], row["key"]
+        assert flags_elsewhere.get(row["key"], "--" + row["key"].replace("_", "-")) in help_text
+    # A keyword of from_file is an attribute of PlannerOptions of the same name.
+    assert dfmpc.PlannerOptions(levels=4, sinks=1).levels == 4
+
+
+def test_an_override_keeps_every_tuned_option(pendulum_model):
+    tuned = dfmpc.tuned_options("pendulum_swingup")
+    seeded = dfmpc.Planner.from_file(pendulum_model, seed=3).options
+    for row in dfmpc.option_table():
+        key = row["key"]
+        if key not in ("seed", "uncertainty", "context_length"):  # the last two: resolved by the model
+            assert getattr(seeded, key) == getattr(tuned, key), key
+    assert seeded.seed == 3
+
+
 def test_bad_files_options_and_tasks_are_clear_errors(pendulum_model, tmp_path):
     with pytest.raises(RuntimeError, match="does not exist"):
         dfmpc.Planner.from_file(str(tmp_path / "missing.pt"))
@@ -146,8 +171,12 @@ def test_bad_files_options_and_tasks_are_clear_errors(pendulum_model, tmp_path):
         dfmpc.Planner.from_file(str(corrupt))
     with pytest.raises(RuntimeError, match="trained for task 'pendulum_swingup'"):
         dfmpc.Planner.from_file(pendulum_model, task="reacher")
-    with pytest.raises(TypeError, match="unknown planner option 'horizn'"):
+    with pytest.raises(TypeError, match="unknown planner option 'horizn' .did you mean 'horizon'"):
         dfmpc.Planner.from_file(pendulum_model, horizn=8)
+    with pytest.raises(TypeError, match="planner option 'levels' must be >= 1 .an int., got float"):
+        dfmpc.Planner.from_file(pendulum_model, levels=2.5)
+    with pytest.raises(TypeError, match="'cpu_bf16'"):
+        dfmpc.Planner.from_file(pendulum_model, cpu_bf16=1)
     with pytest.raises(ValueError, match="candidates"):
         dfmpc.Planner.from_file(pendulum_model, candidates=0)
     with pytest.raises(ValueError, match="before Reset"):

@@ -38,7 +38,7 @@ int main() {
   checkpoint.model = DfTransformer(checkpoint.info.config);
   dfmpc::planner::PlannerOptions planner_options;
   planner_options.horizon = 8;
-  planner_options.num_levels = 4;
+  planner_options.levels = 4;
   planner_options.candidates = 2;
   dfmpc::planner::Planner planner(checkpoint, dfmpc::planner::MakeTaskCost("pendulum_swingup"),
                                   planner_options);

@@ -30,6 +30,8 @@ struct CollectSummary {
   int episodes = 0;
   long long steps = 0;
   double mean_return = 0.0;
+  // Episodes whose simulation raised MuJoCo warnings (Episode::simulation_warnings).
+  int unstable_episodes = 0;
 };
 
 // Episode i of a collection with seed s is reset with seed s * 1000003 + i,

@@ -45,6 +45,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,11 +65,23 @@ struct BoxSpec {
   int size() const { return static_cast<int>(lower.size()); }
 };
 
+// Thrown by Env::Render on a machine with no EGL display to render on (its
+// message starts "no EGL display"); a failure to render on one that has it
+// is a plain std::runtime_error.
+class NoRenderDevice : public std::runtime_error {
+ public:
+  explicit NoRenderDevice(const std::string& why) : std::runtime_error("no EGL display: " + why) {}
+};
+
 struct StepResult {
   Eigen::VectorXd observation;
   double reward = 0.0;
   bool terminated = false;  // a terminal state was reached (never, for these tasks)
   bool truncated = false;   // the time limit was reached
+  // MuJoCo warnings raised during the step's physics steps. Most often bad
+  // accelerations: the simulation went unstable and MuJoCo reset the state,
+  // so the step's observation does not follow from the action.
+  int simulation_warnings = 0;
 };
 
 // dm_control's episode: 1000 physics steps.
@@ -141,7 +154,8 @@ class Env {
 
   // Renders the current state from the task's fixed camera, offscreen via
   // EGL (no display needed). Returns height * width * 3 bytes of RGB, rows top
-  // to bottom. Throws std::runtime_error when no EGL device can be opened.
+  // to bottom. Throws NoRenderDevice when this machine has no EGL display,
+  // std::runtime_error for any other failure.
   virtual std::vector<std::uint8_t> Render(int width, int height) = 0;
 
   // An independent copy at the same state (shares the immutable model).

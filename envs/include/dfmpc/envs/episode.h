@@ -21,7 +21,10 @@ struct Episode {
   Eigen::VectorXd rewards;  // length
   bool terminated = false;
   bool truncated = false;
-  bool success = false;       // the task's success metric held at some step
+  bool success = false;  // the task's success metric held at some step
+  // MuJoCo warnings during the episode (StepResult::simulation_warnings):
+  // > 0, its simulation went unstable at least once and its return is suspect.
+  int simulation_warnings = 0;
   Perturbation perturbation;  // the episode's (Env::perturbation after Reset)
   // Optional RGB frames of o_0 .. o_{T-1}, frame_height * frame_width * 3 each.
   std::vector<std::vector<std::uint8_t>> frames;

@@ -26,10 +26,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "dfmpc/planner/option_table.h"
 
 namespace dfmpc::task {
 struct TaskSpec;
@@ -52,10 +55,14 @@ std::string PlanModeName(PlanMode mode);
 Selection ParseSelection(const std::string& name);  // "best" or "mppi"
 std::string SelectionName(Selection selection);
 
+// Every option, its range and its key in task files, on the command line
+// and in Python: option_table.cpp (PlannerOptionTable), listed in
+// docs/planner_options.md. A caller usually changes a few of the options
+// its model's task file tunes (PlannerOverrides) rather than filling this.
 struct PlannerOptions {
   PlanMode mode = PlanMode::kWarm;
   int horizon = 32;          // H: plan tokens
-  int num_levels = 16;       // K: sampling levels
+  int levels = 16;           // K: sampling levels
   double uncertainty = 0.0;  // pyramid u; 0 picks K / H (the whole plan denoises)
   int calls_per_step = 1;    // r (warm mode): re-noise by r - 1 levels, then r calls
   // Warm mode: extra levels the shifted plan is re-noised by before its calls
@@ -106,14 +113,14 @@ struct PlannerOptions {
   int value_step = 0;
   // Real tokens a step's plan attends to (>= 2): the newest, which rides in
   // the step's first model call, and context_length - 1 in the context
-  // cache (later calls of the step see those only): num_sinks pinned first
+  // cache (later calls of the step see those only): `sinks` pinned first
   // tokens plus a ring of the most recent ones. 0 picks the model's training
   // window minus H, so that context plus plan never exceed what the model
   // was trained on.
   int context_length = 0;
   // The model is trained on contiguous windows, so by default the context is
   // a plain sliding window; sinks keep an episode's first tokens instead.
-  int num_sinks = 0;
+  int sinks = 0;
   std::uint64_t seed = 0;
   // LibTorch intra-op threads for this planner's calls, set on the calling
   // thread alone for the duration of Reset, Act and Optimize and restored
@@ -144,21 +151,32 @@ struct PlannerOptions {
   bool BlockCacheOn() const;
 };
 
+// Options with the source of each (dfmpc info, control).
+struct ResolvedPlannerOptions {
+  PlannerOptions options;
+  std::map<std::string, OptionSource> sources;  // by key, every option
+};
+
+// The options a planner for `task` runs with: the library's defaults, then
+// the task file's [planner] table, then a distilled model's levels
+// (`model_levels` > 0, AtLevels; unless the caller names `levels`), then
+// the caller's overrides; validated. Throws std::invalid_argument naming
+// the file and key, or the option, of the first bad one.
+ResolvedPlannerOptions ResolvePlannerOptions(const task::TaskSpec& task, int model_levels = 0,
+                                             const PlannerOverrides& caller = {});
+
+// One line per option: key, value and source, aligned.
+std::string FormatResolvedOptions(const ResolvedPlannerOptions& resolved);
+
 // The options tuned for `task` (a built-in name or a task folder): the
-// defaults above, changed by its task file's [planner] table (keys mode,
-// horizon, levels, uncertainty, calls_per_step, renoise_levels, front_tokens,
-// refresh_every, candidates, selection, temperature, guidance_scale, eta,
-// action_window, action_gain, value_weight, value_step, context_length, sinks). The cart-pole tasks
-// re-noise 8 levels, pendulum_swingup_novel plans 16 tokens; their task
-// files say why. Throws std::invalid_argument naming the file and key of an
-// unknown or impossible option.
+// defaults, changed by its task file's [planner] table.
 PlannerOptions TunedPlannerOptions(const std::string& task);
 PlannerOptions TunedPlannerOptions(const task::TaskSpec& task);
 
 // `options` moved to a grid of `levels` sampling levels, e.g. a distilled
 // model's (worldmodel::ModelInfo::sampling_levels, which a planner must
 // use): the warm step's re-noise levels and an explicit pyramid u scale by
-// levels / num_levels, so that they keep their share of the noise range
+// levels / options.levels, so that they keep their share of the noise range
 // (re-noise rounded, and at least 1 where it was at least 1). Throws
 // std::invalid_argument for levels < 1.
 PlannerOptions AtLevels(PlannerOptions options, int levels);
@@ -191,9 +209,9 @@ struct StepStats {
   // was not moved (Optimize returned false); the queued real tokens that
   // fitted joined the history and the rest stay queued.
   bool deferred = false;
-  double needed_ms = 0.0;           // deferred: the time the step was predicted to need
-  int graph_replays = 0;            // model calls replayed as CUDA graphs
-  double latency_ms = 0.0;          // wall time of the optimization
+  double needed_ms = 0.0;   // deferred: the time the step was predicted to need
+  int graph_replays = 0;    // model calls replayed as CUDA graphs
+  double latency_ms = 0.0;  // wall time of the optimization
   // No candidate plan was finite: the action is the previous plan's next
   // one (zero without one), the plan is dropped and the context history
   // restarts from this observation, so later steps recover.
@@ -219,22 +237,23 @@ class Planner {
   Planner& operator=(const Planner&) = delete;
 
   // A model distilled to a number of levels (ModelInfo::sampling_levels)
-  // plans with exactly that many: other options.num_levels are an error.
+  // plans with exactly that many: other options.levels are an error.
   //
-  // Loads `model_path` onto `options.device` with the cost of its task (the
-  // task files the model carries, model_task.h). A non-empty `task` (a
-  // built-in name or a task folder) supplies the cost instead, and a model
-  // trained for a task of another name is an error (std::runtime_error); so
-  // is a device this machine lacks (std::invalid_argument).
+  // Loads `model_path` with the cost of its task (the task files the model
+  // carries, model_task.h) and the options that task's file tunes, moved to
+  // a distilled model's levels, with `overrides` applied over them: only
+  // the options it names change (ResolvePlannerOptions). The model loads
+  // onto the overrides' "device" (default: the CPU). A non-empty `task` (a
+  // built-in name or a task folder) supplies the cost and the tuned options
+  // instead, and a model trained for a task of another name is an error
+  // (std::runtime_error); so is a device this machine lacks or a bad
+  // option (std::invalid_argument).
   static std::unique_ptr<Planner> FromFile(const std::string& model_path,
-                                           const PlannerOptions& options,
+                                           const PlannerOverrides& overrides = {},
                                            const std::string& task = "");
   static std::unique_ptr<Planner> FromFile(const std::string& model_path,
-                                           const PlannerOptions& options,
+                                           const PlannerOverrides& overrides,
                                            const task::TaskSpec& task);
-  // The same with the options the model's task file tunes, moved to a
-  // distilled model's levels (AtLevels).
-  static std::unique_ptr<Planner> FromFile(const std::string& model_path);
 
   // Starts an episode at `observation` (o_0): forgets the plan and the
   // history, then plans step 0 from noise (the K model calls of a first
