@@ -46,11 +46,12 @@ OptionDescriptor Describe(const char* key, OptionKind kind, const Range& range, 
 template <typename T>
 OptionDescriptor Field(const char* key, T PlannerOptions::*field, const Range& range,
                        const char* doc) {
-  constexpr OptionKind kind = std::is_same_v<T, bool>          ? OptionKind::kFlag
-                              : std::is_same_v<T, int>         ? OptionKind::kInteger
-                              : std::is_same_v<T, double>      ? OptionKind::kNumber
-                              : std::is_same_v<T, std::string> ? OptionKind::kText
-                                                               : OptionKind::kInteger;
+  static_assert(std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, double> ||
+                std::is_same_v<T, std::string>);
+  constexpr OptionKind kind = std::is_same_v<T, bool>     ? OptionKind::kFlag
+                              : std::is_same_v<T, int>    ? OptionKind::kInteger
+                              : std::is_same_v<T, double> ? OptionKind::kNumber
+                                                          : OptionKind::kText;
   OptionDescriptor option = Describe(key, kind, range, doc);
   if constexpr (std::is_same_v<T, int>) option.max = std::min(option.max, kIntMax);
   option.get = [field](const PlannerOptions& o) { return OptionValue(o.*field); };
