@@ -14,7 +14,7 @@ PACKAGES=(
   libmuparser-dev libtinyxml2-dev
   zlib1g-dev
   gnuplot-nox
-  pybind11-dev python3-dev python3-numpy python3-pytest python3-h5py
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-h5py python3-optuna
   ffmpeg
 )
 

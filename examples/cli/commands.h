@@ -21,6 +21,7 @@ void AddDocsCommand(CLI::App& app);           // dfmpc docs
 void AddBenchRenderCommand(CLI::App& bench);  // dfmpc bench render
 void AddInfoCommand(CLI::App& app);           // dfmpc info
 void AddTaskCommand(CLI::App& app);           // dfmpc task check | new
+void AddTuneCommand(CLI::App& app);           // dfmpc tune
 // `command_line` is recorded in the model's notes.
 void AddTrainCommand(CLI::App& app, const std::string& command_line);  // dfmpc train
 // `command_line` is recorded in the model's notes.

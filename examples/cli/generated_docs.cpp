@@ -49,6 +49,7 @@ std::string CsvTable(const std::string& path) {
   std::string line, table;
   std::size_t columns = 0;
   for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF line ends
     if (line.empty()) continue;
     if (line.find('"') != std::string::npos) {
       throw std::invalid_argument(path + ":" + std::to_string(number) +

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddRolloutCommand(app);
   dfmpc::cli::AddInfoCommand(app);
   dfmpc::cli::AddTaskCommand(app);
+  dfmpc::cli::AddTuneCommand(app);
 
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print tables and write CSV");
   bench->require_subcommand(1);

@@ -159,6 +159,30 @@ void BindOptions(py::module_& module) {
       "tuned_options", [](const std::string& task) { return planner::TunedPlannerOptions(task); },
       py::arg("task"), "The options a task's file tunes (a built-in name or a task folder).");
   module.def(
+      "task_file", [](const std::string& task) { return task::LoadTaskSpec(task).file; },
+      py::arg("task"), "The path of a task's file (a built-in name or a task folder).");
+  module.def(
+      "model_info",
+      [](const std::string& path) {
+        worldmodel::Checkpoint checkpoint;
+        {
+          py::gil_scoped_release release;
+          checkpoint = worldmodel::LoadCheckpoint(path);
+        }
+        const worldmodel::ModelInfo& info = checkpoint.info;
+        py::dict row;
+        row["task"] = info.task;
+        row["sampling_levels"] = info.sampling_levels;
+        row["num_timesteps"] = info.num_timesteps;
+        row["train_window"] = info.train_window > 0 ? info.train_window
+                                                    : checkpoint.model->config().max_positions;
+        row["action_repeat"] = info.action_repeat;
+        return row;
+      },
+      py::arg("path"),
+      "A world model file's task, distilled levels (0: not distilled), training timesteps, "
+      "window (plan plus context tokens) and action repeat.");
+  module.def(
       "option_table",
       [] {
         py::list rows;

@@ -1,0 +1,120 @@
+"""Scores one planner setting: closed-loop episodes on given seeds."""
+
+import dataclasses
+
+import numpy as np
+
+from .. import _dfmpc
+
+# Episode i of seed S runs from the initial state of seed S * 1000003 + i,
+# as `dfmpc eval --seed S` and `dfmpc collect --seed S` do.
+SEED_STRIDE = 1000003
+
+
+def episode_seeds(seed, episodes):
+    return [seed * SEED_STRIDE + i for i in range(episodes)]
+
+
+class OverBudget(Exception):
+    """The setting's warm steps took longer than the latency budget allows."""
+
+    def __init__(self, p99_ms, budget_ms):
+        super().__init__(f"warm-step p99 {p99_ms:.2f} ms > budget {budget_ms:g} ms")
+        self.p99_ms = p99_ms
+
+
+@dataclasses.dataclass
+class Episodes:
+    """What a setting did over its episodes."""
+
+    returns: list = dataclasses.field(default_factory=list)
+    successes: list = dataclasses.field(default_factory=list)  # empty: no success metric
+    action_changes: list = dataclasses.field(default_factory=list)  # mean |Δa| per episode
+    latencies_ms: list = dataclasses.field(default_factory=list)  # every warm step
+
+    def mean_return(self):
+        return float(np.mean(self.returns))
+
+    def summary(self):
+        lat = np.asarray(self.latencies_ms) if self.latencies_ms else np.zeros(1)
+        return {
+            "episodes": len(self.returns),
+            "return_mean": float(np.mean(self.returns)),
+            "return_std": float(np.std(self.returns)),
+            "success": float(np.mean(self.successes)) if self.successes else float("nan"),
+            "mean_abs_da": float(np.mean(self.action_changes)),
+            "p50_ms": float(np.percentile(lat, 50)),
+            "p99_ms": float(np.percentile(lat, 99)),
+        }
+
+
+# A new planner's first model calls are slow (LibTorch's first kernels and
+# allocations, tens of ms in a fresh process): warm-up, not latency.
+WARMUP_STEPS = 5
+# After this many steps a setting twice over budget stops early; a setting
+# is judged on all its steps at the end (a few steps' p99 is their maximum).
+BUDGET_CHECK_STEPS = 50
+
+
+def run_episodes(model, task, overrides, seeds, max_steps=0, budget_ms=0.0, on_episode=None):
+    """Runs one episode per seed with a planner of `overrides` (one thread), at
+    the model's control rate, as `dfmpc eval` does.
+
+    Latencies are the warm steps' after the planner's first WARMUP_STEPS.
+    max_steps > 0 cuts each episode to that many control steps. A budget
+    > 0 raises OverBudget when the warm steps' p99 exceeds it at the end,
+    or twice it after BUDGET_CHECK_STEPS steps. on_episode(done, result)
+    is called after each episode and may raise to stop.
+    """
+    planner = _dfmpc.Planner.from_file(model, task=task, threads=1, **overrides)
+    result = Episodes()
+    warmup = WARMUP_STEPS
+    with _dfmpc.make_env(task, action_repeat=planner.action_repeat) as env:
+        for seed in seeds:
+            observation, info = env.reset(seed=seed)
+            planner.reset(observation)
+            total, changes, previous, steps = 0.0, [], None, 0
+            while True:
+                action = planner.act(observation)
+                warmup -= 1
+                if warmup < 0:
+                    result.latencies_ms.append(planner.stats.latency_ms)
+                if previous is not None:
+                    changes.append(float(np.mean(np.abs(action - previous))))
+                previous = action
+                observation, reward, terminated, truncated, info = env.step(action)
+                total += reward
+                steps += 1
+                if budget_ms > 0 and len(result.latencies_ms) == BUDGET_CHECK_STEPS:
+                    _check_budget(result.latencies_ms, budget_ms, slack=2.0)
+                if terminated or truncated or steps == max_steps:
+                    break
+            result.returns.append(total)
+            if "is_success" in info:
+                result.successes.append(bool(info["is_success"]))
+            result.action_changes.append(float(np.mean(changes)) if changes else 0.0)
+            if on_episode is not None:
+                on_episode(len(result.returns), result)
+    if budget_ms > 0 and result.latencies_ms:
+        _check_budget(result.latencies_ms, budget_ms)
+    return result
+
+
+def _check_budget(latencies_ms, budget_ms, slack=1.0):
+    p99 = float(np.percentile(latencies_ms, 99))
+    if p99 > slack * budget_ms:
+        raise OverBudget(p99, budget_ms)
+
+
+def one_call_ms(model, task, overrides, steps=20):
+    """A warm step of one model call at one candidate: the least a step can cost (p50)."""
+    cheapest = dict(overrides, candidates=1, calls_per_step=1, front_tokens=0, threads=1)
+    planner = _dfmpc.Planner.from_file(model, task=task, **cheapest)
+    with _dfmpc.make_env(task, action_repeat=planner.action_repeat) as env:
+        observation, _ = env.reset(seed=0)
+        planner.reset(observation)
+        latencies = []
+        for _ in range(steps):
+            observation, *_ = env.step(planner.act(observation))
+            latencies.append(planner.stats.latency_ms)
+    return float(np.percentile(latencies[WARMUP_STEPS:], 50))

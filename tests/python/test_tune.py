@@ -1,0 +1,146 @@
+"""dfmpc tune: a tiny search writes a [planner] table the task check accepts,
+refuses settings over the latency budget, explains bad input, and keeps the
+best table whole on Ctrl-C. Short episodes of the shipped pendulum model."""
+
+import csv
+import shutil
+import signal
+import subprocess
+
+import pytest
+
+import dfmpc
+from dfmpc.tuning import table
+
+from conftest import ROOT
+
+pytest.importorskip("optuna")
+
+TASK = ROOT / "envs" / "tasks" / "pendulum_swingup"
+SHORT = ["--episodes", "2", "--steps", "30", "--check-episodes", "1"]
+
+
+@pytest.fixture
+def task_copy(tmp_path, pendulum_model):
+    """A copy of the pendulum's task folder and model, which tuning may rewrite."""
+    folder = tmp_path / "pendulum_swingup"
+    shutil.copytree(TASK, folder)
+    model = tmp_path / "pendulum.pt"
+    shutil.copy(pendulum_model, model)
+    return folder, model
+
+
+def outside_planner_table(text):
+    """The task file without its [planner] table (what tuning must leave alone)."""
+    return table.replace_table(text, "")
+
+
+def planner_table(text):
+    start = text.index("[planner]")
+    end = text.find("\n[", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def run_tune(tool, folder, model, *arguments):
+    return subprocess.run([tool, "tune", "--task", str(folder), "--model", str(model),
+                           *arguments], capture_output=True, text=True, timeout=600)
+
+
+def test_a_tiny_search_writes_a_table_the_task_check_accepts(dfmpc_tool, task_copy, tmp_path):
+    folder, model = task_copy
+    before = (folder / "task.toml").read_text()
+    report = tmp_path / "tune.csv"
+    done = run_tune(dfmpc_tool, folder, model, "--trials", "3", "--jobs", "2",
+                    "--keys", "selection,temperature,action_window", "--budget-ms", "1000",
+                    "--csv", str(report), *SHORT)
+    assert done.returncode == 0, done.stderr
+    after = (folder / "task.toml").read_text()
+    assert "Chosen by `dfmpc tune` from 3 trials" in planner_table(after)
+    assert "action_gain" not in planner_table(after)  # not searched: the library default
+    assert outside_planner_table(after) == outside_planner_table(before)
+    check = subprocess.run([dfmpc_tool, "task", "check", str(folder)], capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stderr
+    # The model was stamped: planning from it alone uses the tuned table.
+    tuned = dfmpc.Planner.from_file(str(model)).options
+    written = dfmpc.tuned_options(str(folder))
+    for key in ("selection", "temperature", "action_window", "action_gain", "levels"):
+        assert getattr(tuned, key) == getattr(written, key), key
+    assert tuned.action_gain == 1.0 and tuned.levels == 16
+    with open(report) as rows:
+        settings = [(row["setting"], row["seeds"]) for row in csv.DictReader(rows)]
+    assert settings == [("library defaults", "eval --seed 1"), ("task file", "eval --seed 1"),
+                        ("tuned", "eval --seed 1"), ("library defaults", "eval --seed 0"),
+                        ("task file", "eval --seed 0"), ("tuned", "eval --seed 0")]
+
+
+def test_a_setting_over_the_latency_budget_is_refused(dfmpc_tool, task_copy):
+    folder, model = task_copy
+    before = (folder / "task.toml").read_text()
+    # 512 candidates take tens of one-candidate calls' time per step.
+    done = run_tune(dfmpc_tool, folder, model, "--trials", "1", "--jobs", "1",
+                    "--keys", "action_window", "--space", "candidates=512",
+                    "--budget-ms", "8", "--episodes", "1", "--steps", "60")
+    assert done.returncode == 1
+    assert "over budget (warm-step p99" in done.stdout + done.stderr
+    assert "file is unchanged" in done.stderr
+    assert (folder / "task.toml").read_text() == before
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"space": ("levls=1:4",)}, "levls"),
+    ({"space": ("temperature=0.5:0.1",)}, "empty range"),
+    ({"space": ("seed=1:3",)}, "per-run option"),
+    ({"space": ("action_gain_knee=0:1.5",)}, "action_gain_knee"),
+    ({"keys": ("eta",)}, "not in the default space"),
+    ({"budget_ms": 0.001}, "below one model call"),
+    ({"trials": 0}, "trials must be at least 1"),
+    ({"check_seed": 1}, "never saw"),
+])
+def test_bad_input_is_a_clear_error(task_copy, options, message):
+    folder, model = task_copy
+    before = (folder / "task.toml").read_text()
+    with pytest.raises(ValueError, match=message):
+        dfmpc.tune(str(folder), str(model), **options)
+    assert (folder / "task.toml").read_text() == before
+
+
+def test_a_model_of_another_task_is_refused(task_copy):
+    folder, _ = task_copy
+    other = ROOT / "examples" / "models" / "cartpole_balance.pt"
+    with pytest.raises(ValueError, match="cartpole_balance"):
+        dfmpc.tune(str(folder), str(other), trials=1)
+
+
+def test_ctrl_c_keeps_the_best_table_whole(dfmpc_tool, task_copy):
+    folder, model = task_copy
+    tuner = subprocess.Popen(
+        [dfmpc_tool, "tune", "--task", str(folder), "--model", str(model), "--trials", "100",
+         "--jobs", "1", "--keys", "action_window", "--budget-ms", "1000", *SHORT],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    lines = []
+    for line in tuner.stdout:  # until the first trial has finished
+        lines.append(line)
+        if "|Δa|" in line:
+            break
+    tuner.send_signal(signal.SIGINT)
+    output, _ = tuner.communicate(timeout=120)
+    assert tuner.returncode == 130, "".join(lines) + output
+    assert "interrupted" in output
+    written = (folder / "task.toml").read_text()
+    assert "Chosen by `dfmpc tune`" in planner_table(written)
+    check = subprocess.run([dfmpc_tool, "task", "check", str(folder)], capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stderr
+
+
+def test_the_planner_table_is_replaced_in_place_or_added():
+    text = ("name = \"x\"\n[planner]\n# old narrative\nlevels = 8\n\n"
+            "# The oracle: ...\n[oracle]\nhorizon = 60\n")
+    new = table.format_table({"temperature": 0.1, "candidates": 16, "selection": "mppi",
+                              "action_gain": 2.0}, ["found"])
+    replaced = table.replace_table(text, new)
+    assert replaced == ("name = \"x\"\n[planner]\n# found\ntemperature = 0.1\ncandidates = 16\n"
+                        "selection = \"mppi\"\naction_gain = 2.0\n\n# The oracle: ...\n"
+                        "[oracle]\nhorizon = 60\n")
+    assert table.replace_table("name = \"x\"\n", new) == "name = \"x\"\n\n" + new
