@@ -10,7 +10,7 @@ rm -rf "$work_dir"
 mkdir -p "$work_dir"
 cmake --install "$build_dir" --prefix "$work_dir/prefix" > "$work_dir/install.log" 2>&1 ||
   { cat "$work_dir/install.log"; exit 1; }
-site=$(find "$work_dir/prefix" -name __init__.py -path "*/dfmpc/*" -printf '%h\n' | head -1)
+site=$(find "$work_dir/prefix" -path "*/dfmpc/__init__.py" -printf '%h\n' | head -1)
 [ -n "$site" ] || { echo "no dfmpc package under $work_dir/prefix"; exit 1; }
 cd "$work_dir"
 env -i PATH=/usr/bin:/bin PYTHONPATH="$(dirname "$site")" OMP_NUM_THREADS=1 \
@@ -24,5 +24,7 @@ planner = dfmpc.Planner.from_file(sys.argv[1], candidates=2)
 planner.reset(observation)
 action = planner.act(observation)
 assert action.shape == (1,) and abs(action[0]) <= 1.0
+from dfmpc.tuning import space  # the tuner's package, installed beside the module
+assert "horizon" in space.default_space(dfmpc.model_info(sys.argv[1]))
 print("python install: ok")
 PY
