@@ -1,7 +1,8 @@
 // dfmpc bench deadline: how far Planner::Optimize(deadline) returns past its
-// deadline, per mode (and block cache setting), deadline and number of
-// observations queued before the call, with the shipped pendulum model; the
-// planner.h contract measured.
+// deadline, per mode (and block cache setting), competing load, deadline
+// and number of observations queued before the call, with the shipped
+// pendulum model; the planner.h contract measured. The bench thread runs
+// pinned to one CPU (cpu_load.h).
 #include <ATen/Parallel.h>
 
 #include <CLI/CLI.hpp>
@@ -13,10 +14,12 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "commands.h"
+#include "cpu_load.h"
 #include "dfmpc/envs/env.h"
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
@@ -33,6 +36,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const char kTask[] = "pendulum_swingup";
+constexpr int kRealtimePriority = 10;  // SCHED_FIFO, above every normal thread
 
 struct BenchDeadlineOptions {
   std::vector<std::string> modes = {"warm", "replan"};
@@ -40,6 +44,11 @@ struct BenchDeadlineOptions {
   std::vector<double> deadlines_ms = {1, 2, 5, 10, 20};
   // Observations queued before each Optimize; 0 draws 1..31 per step.
   std::vector<int> queued = {1, 31, 0};
+  std::vector<std::string> loads = {"none"};
+  // Thread scheduling per row: "normal", or "fifo" (SCHED_FIFO, each
+  // optimization starting at the previous one's deadline, as a control
+  // loop at a fixed rate).
+  std::vector<std::string> scheduling = {"normal"};
   int steps = 200;
   int threads = 1;
   std::uint64_t seed = 0;
@@ -50,35 +59,52 @@ struct BenchDeadlineOptions {
 struct Row {
   std::vector<double> overrun_ms;  // return time minus deadline (negative: early)
   std::vector<double> needed_ms;   // of the deferred steps
-  int cut_short = 0, planned = 0, postponed = 0;
+  int cut_short = 0, stopped = 0, planned = 0, postponed = 0;
 };
 
 // `steps` optimizations, each after `queued` observations (or a draw).
 Row MeasureRow(planner::Planner& planner, envs::Env& env, double deadline_ms, int queued,
-               const BenchDeadlineOptions& o, std::mt19937& rng, ProgressBar& progress,
-               long long& done) {
+               bool paced, const BenchDeadlineOptions& o, std::mt19937& rng,
+               ProgressBar& progress, long long& done) {
   std::uniform_int_distribution<int> draw(1, planner.options().horizon - 1);
   Eigen::VectorXd observation = env.Reset(0);
   planner.Reset(observation);
   Row row;
   const auto budget = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double, std::milli>(deadline_ms));
+  Clock::time_point previous_deadline = Clock::now();
   for (int s = 0; s < o.steps; ++s) {
+    if (paced) std::this_thread::sleep_until(previous_deadline);
     const int count = queued > 0 ? queued : draw(rng);
     for (int i = 0; i < count; ++i) {
       observation = env.Step(planner.Action()).observation;
       planner.Observe(observation);
     }
     const Clock::time_point deadline = Clock::now() + budget;
+    previous_deadline = deadline;
     row.planned += planner.Optimize(deadline) ? 1 : 0;
     row.overrun_ms.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - deadline).count());
     row.cut_short += planner.last_step().cut_short ? 1 : 0;
+    row.stopped += planner.last_step().stopped ? 1 : 0;
     row.postponed += planner.last_step().refresh_postponed ? 1 : 0;
     if (planner.last_step().deferred) row.needed_ms.push_back(planner.last_step().needed_ms);
     progress.Update(++done);
   }
   return row;
+}
+
+// A table row: the row's labels, then its overrun percentiles and shares.
+void AddResultRow(Table& table, std::vector<std::string> cells, const Row& row) {
+  const double n = static_cast<double>(row.overrun_ms.size());
+  for (double p : {50.0, 99.0, 99.9, 100.0}) {
+    cells.push_back(FormatFixed(Percentile(row.overrun_ms, p), 2));
+  }
+  for (int count : {row.cut_short, row.stopped, row.postponed, row.planned}) {
+    cells.push_back(FormatFixed(count / n, 3));
+  }
+  cells.push_back(row.needed_ms.empty() ? "-" : FormatFixed(Percentile(row.needed_ms, 50), 2));
+  table.AddRow(cells);
 }
 
 void RunBenchDeadline(BenchDeadlineOptions o) {
@@ -88,17 +114,26 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
   for (double d : o.deadlines_ms) {
     if (!(d >= 0.0)) throw std::invalid_argument("--deadlines must be >= 0 ms");
   }
+  std::vector<LoadKind> loads;
+  for (const std::string& load : o.loads) loads.push_back(ParseLoadKind(load));
   if (o.model.empty()) o.model = ShippedModelPath(kTask);
   at::set_num_threads(o.threads);
+  if (std::find(o.scheduling.begin(), o.scheduling.end(), "fifo") != o.scheduling.end()) {
+    MakeCallingThreadRealtime(kRealtimePriority);  // refused before any row, not after
+    MakeCallingThreadNormal();
+  }
+  const std::vector<int> cpus = AllowedCpus();
+  const int bench_cpu = cpus.front(), other_cpu = cpus.size() > 1 ? cpus[1] : -1;
+  PinCallingThread(bench_cpu);
   const worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(o.model, {kTask, 0});
   envs::EnvOptions env_options;
   env_options.episode_physics_steps = 1 << 30;  // no episode end inside a row
   auto env = envs::MakeEnv(kTask, env_options);
-  std::fprintf(stderr, "bench deadline: %s, %d thread(s), %d optimizations per row\n",
-               o.model.c_str(), o.threads, o.steps);
-  Table table({"mode", "deadline_ms", "queued", "overrun_p50_ms", "overrun_p99_ms",
-               "overrun_max_ms", "cut_short", "refresh_postponed", "planned",
-               "deferred_needed_p50_ms"});
+  std::fprintf(stderr, "bench deadline: %s, %d thread(s) on CPU %d, %d optimizations per row\n",
+               o.model.c_str(), o.threads, bench_cpu, o.steps);
+  Table table({"mode", "load", "scheduling", "deadline_ms", "queued", "overrun_p50_ms", "overrun_p99_ms",
+               "overrun_p999_ms", "overrun_max_ms", "cut_short", "stopped", "refresh_postponed",
+               "planned", "deferred_needed_p50_ms"});
   // The task's tuned options per mode, then warm with each block cache.
   std::vector<std::pair<std::string, planner::PlannerOptions>> configurations;
   for (const std::string& mode : o.modes) {
@@ -115,7 +150,8 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
     configurations.emplace_back("warm block " + setting, options);
   }
   const long long total =
-      static_cast<long long>(configurations.size() * o.deadlines_ms.size() * o.queued.size()) *
+      static_cast<long long>(configurations.size() * loads.size() * o.scheduling.size() *
+                             o.deadlines_ms.size() * o.queued.size()) *
       o.steps;
   ProgressBar progress("bench deadline", total);
   long long done = 0;
@@ -123,17 +159,21 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
   for (auto& [mode, options] : configurations) {
     options.seed = o.seed;
     planner::Planner planner(checkpoint, planner::MakeTaskCost(kTask), options);
-    for (double deadline_ms : o.deadlines_ms) {
-      for (int queued : o.queued) {
-        const Row row = MeasureRow(planner, *env, deadline_ms, queued, o, rng, progress, done);
-        const double n = static_cast<double>(row.overrun_ms.size());
-        table.AddRow(
-            {mode, FormatFixed(deadline_ms, 1), queued > 0 ? std::to_string(queued) : "1-31",
-             FormatFixed(Percentile(row.overrun_ms, 50), 2),
-             FormatFixed(Percentile(row.overrun_ms, 99), 2),
-             FormatFixed(Percentile(row.overrun_ms, 100), 2), FormatFixed(row.cut_short / n, 2),
-             FormatFixed(row.postponed / n, 2), FormatFixed(row.planned / n, 2),
-             row.needed_ms.empty() ? "-" : FormatFixed(Percentile(row.needed_ms, 50), 2)});
+    for (LoadKind load : loads) {
+      const CpuLoad competing(load, bench_cpu, other_cpu);
+      for (const std::string& scheduling : o.scheduling) {
+        const bool fifo = scheduling == "fifo";
+        if (fifo) MakeCallingThreadRealtime(kRealtimePriority);
+        for (double deadline_ms : o.deadlines_ms) {
+          for (int queued : o.queued) {
+            const Row row =
+                MeasureRow(planner, *env, deadline_ms, queued, fifo, o, rng, progress, done);
+            AddResultRow(table, {mode, LoadKindName(load), scheduling, FormatFixed(deadline_ms, 1),
+                                 queued > 0 ? std::to_string(queued) : "1-31"},
+                         row);
+          }
+        }
+        if (fifo) MakeCallingThreadNormal();
       }
     }
   }
@@ -161,6 +201,17 @@ void AddBenchDeadlineCommand(CLI::App& bench) {
                   "observations queued before each call (0: drawn from 1..H-1 every call)")
       ->capture_default_str()
       ->check(CLI::Range(0, 31));
+  cmd->add_option("--loads", options->loads,
+                  "competing CPU work per row: none, other-core (a busy process on another CPU), "
+                  "same-core (a busy thread on the bench's CPU)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "other-core", "same-core"}));
+  cmd->add_option("--scheduling", options->scheduling,
+                  "the bench thread's scheduling per row: normal, or fifo (SCHED_FIFO, each "
+                  "optimization starting at the previous one's deadline; needs root or "
+                  "CAP_SYS_NICE)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"normal", "fifo"}));
   cmd->add_option("--steps", options->steps, "optimizations per row")->capture_default_str();
   cmd->add_option("--threads", options->threads, "LibTorch intra-op threads")
       ->capture_default_str();

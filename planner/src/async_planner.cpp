@@ -88,7 +88,7 @@ class AsyncPlanner::Impl {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
-      abort_ = true;  // the optimization in progress stops after its model call
+      abort_ = true;  // the optimization in progress stops after a transformer block
     }
     work_.notify_all();
     thread_.join();
@@ -98,7 +98,7 @@ class AsyncPlanner::Impl {
     planner_->CheckObservation(observation);
     std::unique_lock<std::mutex> lock(mutex_);
     ++episode_;
-    abort_ = true;  // an optimization for the old episode stops after its model call
+    abort_ = true;  // an optimization for the old episode stops after a transformer block
     inbox_.clear();
     ready_ = false;
     reset_observation_ = observation;
@@ -227,7 +227,7 @@ class AsyncPlanner::Impl {
   mutable std::mutex mutex_;
   std::condition_variable work_;       // the planning thread waits for work
   std::condition_variable published_;  // Step and Reset wait for a plan
-  // Asked by the planner between model calls; set with mutex_ held.
+  // Asked by the planner between model calls and blocks; set with mutex_ held.
   std::atomic<bool> abort_{false};
   // Guarded by mutex_:
   bool stop_ = false;

@@ -27,11 +27,17 @@ void CallClock::Begin(CallKind kind, int tokens, Clock::time_point now) {
   running_since_ = now;
 }
 
-void CallClock::End(Clock::time_point now) {
+void CallClock::End(Clock::time_point now) { EndPartly(1.0, now); }
+
+void CallClock::EndPartly(double done, Clock::time_point now) {
   if (!running_) return;
   running_ = false;
+  done = std::clamp(done, 1e-3, 1.0);
+  const double so_far = std::chrono::duration<double>(now - running_since_).count();
+  const double predicted = Predict(running_kind_, running_tokens_, now);
+  const double rest = predicted > 0.0 ? predicted * (1.0 - done) : so_far * (1.0 - done) / done;
   Samples& samples = At(running_kind_, running_tokens_);
-  samples.seconds[samples.next] = std::chrono::duration<double>(now - running_since_).count();
+  samples.seconds[samples.next] = so_far + rest;
   samples.taken[samples.next] = now;
   samples.next = (samples.next + 1) % kSamples;
   samples.count = std::min(samples.count + 1, kSamples);

@@ -42,6 +42,14 @@ class CallClock {
   void Begin(CallKind kind, int tokens, Clock::time_point now = Clock::now());
   // The running call ended at `now`: its duration is recorded.
   void End(Clock::time_point now = Clock::now());
+  // The running call stopped with `done` (in (0, 1]) of its work done: its
+  // duration is recorded as the time so far plus the rest at the pace its
+  // prediction gives (the time so far / done without a prediction). Not the
+  // time so far / done: a preemption in the part that ran says nothing of
+  // the rest.
+  void EndPartly(double done, Clock::time_point now = Clock::now());
+  // The running call threw: nothing is recorded.
+  void Abandon() { running_ = false; }
 
   // The predicted duration of a call, in seconds, at `now`: from calls of
   // its size, else the nearest larger size measured, else the largest

@@ -17,6 +17,7 @@
 #include "dfmpc/planner/model_task.h"
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/task/task_spec.h"
+#include "dfmpc/worldmodel/between_blocks.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/cpu_bf16.h"
 #include "dfmpc/worldmodel/device.h"
@@ -29,7 +30,10 @@
 #include "plan_scorer.h"
 #include "planned_action.h"
 #include "real_token.h"
+#include "step_budget.h"
+#include "step_programs.h"
 #include "step_queue.h"
+#include "step_transaction.h"
 
 namespace dfmpc::planner {
 
@@ -111,78 +115,15 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   return options;
 }
 
-// Undoes a step's changes to the context cache and the random generator
-// unless committed, so that an exception anywhere in a step leaves both as
-// they were. Allocates nothing in a step that appends no more tokens than
-// an earlier one: the cache's mark reuses `mark`'s buffers and the
-// generator is saved as its engine (get_state would copy it into a new
-// tensor; Generator::clone leaks its copy in LibTorch 1.13).
-class StepTransaction {
- public:
-  // `tokens`: the real tokens the step may append; `clears`: the step may
-  // also clear the cache first (a copy of the whole history is kept).
-  StepTransaction(KvCache& cache, at::Generator& generator, int tokens, bool clears,
-                  worldmodel::KvCacheMark& mark)
-      : cache_(cache),
-        mark_(mark),
-        generator_(at::check_generator<at::CPUGeneratorImpl>(generator)),
-        engine_(generator_->engine()),
-        next_float_(generator_->next_float_normal_sample()),
-        next_double_(generator_->next_double_normal_sample()) {
-    if (clears) {
-      mark_ = cache.Snapshot();
-    } else {
-      cache.Mark(tokens, mark_);
-    }
-  }
-  ~StepTransaction() {
-    if (committed_) return;
-    generator_->set_engine(engine_);
-    generator_->set_next_float_normal_sample(next_float_);
-    generator_->set_next_double_normal_sample(next_double_);
-    try {
-      cache_.Restore(mark_);
-    } catch (...) {  // copying back into preallocated storage failed: drop the history
-      cache_.Clear();
-    }
-  }
-  StepTransaction(const StepTransaction&) = delete;
-  StepTransaction& operator=(const StepTransaction&) = delete;
-
-  void Commit() { committed_ = true; }
-
- private:
-  KvCache& cache_;
-  worldmodel::KvCacheMark& mark_;
-  at::CPUGeneratorImpl* generator_;
-  at::mt19937 engine_;
-  c10::optional<float> next_float_;
-  c10::optional<double> next_double_;
-  bool committed_ = false;
-};
-
-// What is left of one Optimize's time.
-class StepBudget {
- public:
-  StepBudget(Clock::time_point deadline, const std::function<bool()>& abort)
-      : deadline_(deadline), abort_(abort) {}
-
-  bool timed() const { return deadline_ != Clock::time_point::max(); }
-  // Whether work predicted to take `seconds`, started now, ends by the
-  // deadline.
-  bool Fits(double seconds) const {
-    return !timed() || Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double>(seconds)) <=
-                           deadline_;
-  }
-  // Throws PlannerAborted when the abort callback asks to stop.
-  void CheckAbort() const {
-    if (abort_ && abort_()) throw PlannerAborted("planner: aborted by its abort callback");
-  }
-
- private:
-  Clock::time_point deadline_;
-  const std::function<bool()>& abort_;
+// The thread state a step's model work runs under: its intra-op threads,
+// bfloat16 products, and inference mode without autograd.
+struct StepScope {
+  StepScope(const PlannerOptions& options, bool inference)
+      : threads(options.threads), bf16(options.cpu_bf16), inference_mode(inference) {}
+  IntraOpThreads threads;
+  worldmodel::CpuBf16Products bf16;
+  c10::InferenceMode inference_mode;
+  at::NoGradGuard no_grad;
 };
 
 }  // namespace
@@ -205,9 +146,8 @@ class Planner::Impl {
         queue_(options_.context_length, checkpoint.info.layout.observation_dim,
                checkpoint.info.layout.action_dim),
         clock_(options_.horizon + 1),
-        from_noise_(FromNoiseProgram(options_.levels, options_.horizon, options_.uncertainty,
-                                     /*complete=*/options_.mode == PlanMode::kReplan)),
-        warm_programs_(options_.horizon) {
+        programs_(options_),
+        depth_(checkpoint.model->config().depth) {
     const worldmodel::TokenLayout& layout = checkpoint.info.layout;
     if (!cost_) throw std::invalid_argument("planner: no task cost given");
     if (cost_->task() != checkpoint.info.task) {
@@ -238,7 +178,7 @@ class Planner::Impl {
     cache_.Clear();
     generator_ = at::detail::createCPUGenerator(options_.seed);
     has_plan_ = false;
-    waited_steps_ = 0;
+    programs_.Forget();
     plan_out_ = Plan{};
     stats_ = StepStats{};
     plan_step_ = -1;
@@ -289,110 +229,42 @@ class Planner::Impl {
   bool Optimize(Clock::time_point deadline) {
     if (queue_.empty()) return false;
     const auto start = Clock::now();
-    IntraOpThreads threads(options_.threads);
-    const worldmodel::CpuBf16Products bf16(options_.cpu_bf16);
-    c10::InferenceMode inference(InferenceAllowed());
-    at::NoGradGuard no_grad;
+    clock_.Abandon();  // a call of a step that threw
+    const StepScope scope(options_, InferenceAllowed());
     const StepBudget budget(deadline, abort_);
+    const std::function<void()> check = [this, &budget] {
+      const Clock::time_point now = Clock::now();
+      if (call_.blocks_done == 0) call_.blocks_start = now;
+      budget.CheckBeforeBlock(now, call_.blocks_start, call_.blocks_done++, depth_, call_.after);
+    };
+    const worldmodel::BetweenBlocks between_blocks(&check);
     const int queued = queue_.size();
     const bool restart = queue_.restart_history();
-    const int64_t moved = queue_.newest_step() - plan_step_;  // control steps the plan moves by
-    const bool warm =
-        options_.mode == PlanMode::kWarm && has_plan_ && !restart && moved < options_.horizon;
-    bool front_only = warm && FrontOnly(static_cast<int>(moved));
-    const SchedulingMatrix* program =
-        warm ? &WarmProgramFor(static_cast<int>(moved), front_only) : &from_noise_;
-    double least_plan_seconds = LeastPlanSeconds(*program);
-    // The block cache's refresh waits for a step with time for it: when the
-    // catch-up forwards and the whole plan's call would not end by the
-    // deadline, the front runs alone. However long: a far plan of fresh
-    // noise leaves an F-token planner, which still serves the front, while a
-    // deferred step leaves the actuator an aging plan (and, a step behind, a
-    // refresh that fits even less).
-    const bool postponed =
-        warm && !front_only && options_.BlockCacheOn() &&
-        !budget.Fits((queued - 1) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds);
-    if (postponed) {
-      front_only = true;
-      program = &WarmProgramFor(static_cast<int>(moved), front_only);
-      least_plan_seconds = LeastPlanSeconds(*program);
-    }
+    const StepPrograms::Choice choice = ChooseProgram(queued, restart, budget);
+    const double least_plan_seconds = LeastPlanSeconds(*choice.program);
     // On an exception the transaction restores the cache and the generator
     // and the queue is untouched; the plan is built in new tensors and
     // members are assigned only after the commit.
-    StepTransaction transaction(cache_, generator_, queued, restart, step_mark_);
+    StepTransaction step(cache_, generator_, queued, restart, step_mark_);
     if (restart) cache_.Clear();
-    // Every queued real token but the newest gets a forward of its own, so
-    // each attends to the same window of history as in a step of its own
-    // (the ring evicts between them); the newest rides in the first call.
-    // With a deadline, only as many as leave time for the first call.
-    int appended = 0;
-    for (; appended + 1 < queued; ++appended) {
-      budget.CheckAbort();
-      if (!budget.Fits(clock_.Predict(CallKind::kContext, 1) + least_plan_seconds)) break;
-      clock_.Begin(CallKind::kContext, 1);
-      denoiser_.AppendReal(BuildReal(appended), cache_);
-      clock_.End();
-    }
-    budget.CheckAbort();
-    if (appended + 1 < queued || !budget.Fits(least_plan_seconds)) {
-      const double needed =
-          (queued - 1 - appended) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds;
-      transaction.Commit();
-      Defer(appended, needed, start);
+    const CatchUpResult caught_up = CatchUp(queued, least_plan_seconds, budget);
+    const int appended = caught_up.appended;
+    if (caught_up.stopped || appended + 1 < queued || !budget.Fits(least_plan_seconds)) {
+      step.Commit();
+      Defer(appended,
+            (queued - 1 - appended) * clock_.Predict(CallKind::kContext, 1) + least_plan_seconds,
+            caught_up.stopped, start);
       return false;
     }
-    const LastStep last{queue_.newest_observation(), queue_.action(queued - 1)};
-    const at::Tensor real = BuildReal(queued - 1);
-    PlanBatch plan =
-        warm ? ShiftedPlan(*program, generator_, static_cast<int>(moved)) : NoisePlan(generator_);
-    const int64_t replays_before = graphs_ ? graphs_->stats().replayed : 0;
-    const DenoiseCounts counts = denoiser_.Run(
-        *program, plan, cache_, generator_,
-        [&](const at::Tensor& prefix) { return scorer_->PrefixCost(prefix, last); }, real,
-        [&](int call_tokens, int jump_tokens) {
-          budget.CheckAbort();
-          return budget.Fits(clock_.Predict(CallKind::kPlan, call_tokens) +
-                             clock_.Predict(CallKind::kPlan, jump_tokens) +
-                             clock_.Predict(CallKind::kScore, 1));
-        },
-        [&](int tokens) { clock_.Begin(CallKind::kPlan, tokens); });
-    clock_.Begin(CallKind::kScore, 1);
-    cache_.RollbackScratch();
-    StepStats stats;
-    stats.calls = counts.calls;
-    stats.token_forwards = counts.token_forwards + queued - 1;
-    stats.steps_caught_up = static_cast<int>(moved);
-    stats.cut_short = counts.cut_short;
-    stats.refresh_postponed = postponed;
-    if (graphs_) stats.graph_replays = static_cast<int>(graphs_->stats().replayed - replays_before);
-
-    std::optional<Choice> choice = scorer_->Choose(plan, last);
-    clock_.End();
-    transaction.Commit();
-    if (choice) {
-      plan_ = std::move(choice->plan);
-      plan_out_ = std::move(choice->described);
-      action_now_ = WindowedAction(choice->action, plan_out_.actions, 0, options_.action_window,
-                                   options_.action_gain, options_.action_gain_knee);
-      plan_out_.levels.resize(options_.horizon);
-      for (int t = 0; t < options_.horizon; ++t) {
-        plan_out_.levels[t] = program->level(program->rows() - 1, t);
-      }
-      has_plan_ = true;
-      waited_steps_ = front_only ? waited_steps_ + static_cast<int>(moved) : 0;
-    } else {
-      action_now_ = Action();  // the previous plan's, for this step
-      stats.fallback = true;
-      cache_.Clear();  // the history may hold non-finite keys and values
-      plan_out_ = Plan{};
-      has_plan_ = false;
+    std::optional<PlannedStep> planned = PlanPhase(choice, budget, queued);
+    step.Commit();
+    if (!planned) {  // a model call stopped at the deadline
+      Defer(appended, least_plan_seconds, /*stopped=*/true, start);
+      return false;
     }
-    plan_step_ = queue_.newest_step();
-    plan_out_.step = plan_step_;
+    Adopt(std::move(*planned), choice);
     queue_.Take(queued);
-    stats.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    stats_ = stats;
+    stats_.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     return true;
   }
 
@@ -419,16 +291,155 @@ class Planner::Impl {
                               device());
   }
 
-  // A step the deadline left no time to plan: the `appended` real tokens
-  // that fit stay in the history, the plan and its action are kept (the
-  // plan is read `age` steps on: Action()).
-  void Defer(int appended, double needed_seconds, Clock::time_point start) {
+  // A model call begins; `after`: the seconds of work that must follow it
+  // before the step can return.
+  void BeginCall(CallKind kind, int tokens, double after) {
+    clock_.Begin(kind, tokens);
+    call_.blocks_done = 0;
+    call_.after = after;
+  }
+
+  // A call stopped before one of its blocks ran only the blocks before it:
+  // its duration is estimated from them (CallClock::EndPartly). The time to
+  // the stop alone would predict too short a call, and no sample at all
+  // would let the prediction decay, so that the next call would start and
+  // stop again.
+  void EndStoppedCall() {
+    clock_.EndPartly(static_cast<double>(call_.blocks_done - 1) / depth_);  // the last check threw
+  }
+
+  // The program of a step with `queued` steps to append: with the block
+  // cache, the whole plan's program only where its calls, after the
+  // catch-up forwards, would end by the deadline.
+  StepPrograms::Choice ChooseProgram(int queued, bool restart, const StepBudget& budget) {
+    const int64_t moved = queue_.newest_step() - plan_step_;  // control steps the plan moves by
+    const bool kept = has_plan_ && !restart && moved < options_.horizon;
+    return programs_.For(kept, static_cast<int>(moved), plan_out_.levels,
+                         [&](const SchedulingMatrix& program) {
+                           return budget.Fits((queued - 1) * clock_.Predict(CallKind::kContext, 1) +
+                                              LeastPlanSeconds(program));
+                         });
+  }
+
+  struct CatchUpResult {
+    int appended = 0;
+    bool stopped = false;  // a forward stopped at the deadline
+  };
+
+  // Every queued real token but the newest gets a forward of its own, so
+  // each attends to the same window of history as in a step of its own
+  // (the ring evicts between them); the newest rides in the plan's first
+  // call. With a deadline, only as many as leave time for that call.
+  CatchUpResult CatchUp(int queued, double least_plan_seconds, const StepBudget& budget) {
+    CatchUpResult result;
+    for (; result.appended + 1 < queued; ++result.appended) {
+      budget.CheckAbort();
+      if (!budget.Fits(clock_.Predict(CallKind::kContext, 1) + least_plan_seconds)) break;
+      BeginCall(CallKind::kContext, 1, /*after=*/0.0);  // a deferred step keeps the forward
+      try {
+        denoiser_.AppendReal(BuildReal(result.appended), cache_);
+      } catch (const StepStopped&) {  // the cache is as before the forward
+        EndStoppedCall();
+        result.stopped = true;
+        return result;
+      }
+      clock_.End();
+    }
+    budget.CheckAbort();
+    return result;
+  }
+
+  struct PlannedStep {
+    std::optional<Choice> choice;  // none: no candidate was finite
+    StepStats stats;
+  };
+
+  // The model calls of the step's program on the candidates, then the
+  // choice among them. A call stopped at the deadline leaves the cache and
+  // the generator as before the first call and returns nothing.
+  std::optional<PlannedStep> PlanPhase(const StepPrograms::Choice& step_program,
+                                       const StepBudget& budget, int queued) {
+    const SchedulingMatrix& program = *step_program.program;
+    StepTransaction phase(cache_, generator_, /*tokens=*/1, /*clears=*/false, plan_mark_);
+    const LastStep last{queue_.newest_observation(), queue_.action(queued - 1)};
+    const at::Tensor real = BuildReal(queued - 1);
+    PlanBatch plan = step_program.warm ? ShiftedPlan(program, generator_, step_program.shift)
+                                       : NoisePlan(generator_);
+    const int64_t replays_before = graphs_ ? graphs_->stats().replayed : 0;
+    const double score_seconds = clock_.Predict(CallKind::kScore, 1);
+    DenoiseCounts counts;
+    try {
+      counts = denoiser_.Run(
+          program, plan, cache_, generator_,
+          [&](const at::Tensor& prefix) { return scorer_->PrefixCost(prefix, last); }, real,
+          [&](int call_tokens, int jump_tokens) {
+            budget.CheckAbort();
+            return budget.Fits(clock_.Predict(CallKind::kPlan, call_tokens) +
+                               clock_.Predict(CallKind::kPlan, jump_tokens) +
+                               clock_.Predict(CallKind::kScore, 1));
+          },
+          [&](int tokens) { BeginCall(CallKind::kPlan, tokens, score_seconds); });
+    } catch (const StepStopped&) {  // `phase` restores the cache and the generator
+      EndStoppedCall();
+      return std::nullopt;
+    }
+    clock_.Begin(CallKind::kScore, 1);
+    cache_.RollbackScratch();
+    PlannedStep planned;
+    StepStats& stats = planned.stats;
+    stats.calls = counts.calls;
+    stats.token_forwards = counts.token_forwards + queued - 1;
+    stats.steps_caught_up = step_program.shift;
+    stats.cut_short = counts.cut_short;
+    stats.refresh_postponed = step_program.refresh_postponed;
+    if (graphs_) stats.graph_replays = static_cast<int>(graphs_->stats().replayed - replays_before);
+    planned.choice = scorer_->Choose(plan, last);
+    clock_.End();
+    phase.Commit();
+    return planned;
+  }
+
+  // The step's chosen plan becomes the kept one (or, with none finite, the
+  // previous plan's action serves this step and the history restarts).
+  void Adopt(PlannedStep planned, const StepPrograms::Choice& step_program) {
+    StepStats& stats = planned.stats;
+    if (planned.choice) {
+      Choice& choice = *planned.choice;
+      const SchedulingMatrix& program = *step_program.program;
+      plan_ = std::move(choice.plan);
+      plan_out_ = std::move(choice.described);
+      action_now_ = WindowedAction(choice.action, plan_out_.actions, 0, options_.action_window,
+                                   options_.action_gain, options_.action_gain_knee);
+      plan_out_.levels.resize(options_.horizon);
+      for (int t = 0; t < options_.horizon; ++t) {
+        plan_out_.levels[t] = program.level(program.rows() - 1, t);
+      }
+      has_plan_ = true;
+      programs_.Planned(step_program);
+    } else {
+      action_now_ = Action();  // the previous plan's, for this step
+      stats.fallback = true;
+      cache_.Clear();  // the history may hold non-finite keys and values
+      plan_out_ = Plan{};
+      has_plan_ = false;
+    }
+    plan_step_ = queue_.newest_step();
+    plan_out_.step = plan_step_;
+    stats_ = stats;
+  }
+
+  // A step the deadline left no time to plan, or whose model call stopped
+  // at it: the `appended` real tokens that fit stay in the history, the
+  // plan and its action are kept (the plan is read `age` steps on:
+  // Action()).
+  void Defer(int appended, double needed_seconds, bool stopped, Clock::time_point start) {
     if (queue_.restart_history()) has_plan_ = false;  // its history is gone
     queue_.Take(appended);
     StepStats stats;
     stats.token_forwards = appended;
     stats.steps_caught_up = 0;
     stats.deferred = true;
+    stats.stopped = stopped;
     stats.needed_ms = needed_seconds * 1e3;
     stats.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     stats_ = stats;
@@ -449,31 +460,6 @@ class Planner::Impl {
       if (program.level(row, t) != program.level(target, t)) return t;
     }
     return -1;
-  }
-
-  // Whether the far plan waits in a step that shifts the plan by `shift`:
-  // it is refreshed once refresh_every steps have passed.
-  bool FrontOnly(int shift) const {
-    return options_.BlockCacheOn() && waited_steps_ + shift < options_.refresh_every;
-  }
-
-  // The warm program for a plan shifted by `shift` steps. Without the block
-  // cache the kept plan is always at rest, so each shift's is built once;
-  // with it, from the kept plan's levels (far tokens may have waited).
-  const SchedulingMatrix& WarmProgramFor(int shift, bool front_only) {
-    if (options_.BlockCacheOn()) {
-      block_program_ =
-          WarmProgram(options_.levels, options_.horizon, options_.uncertainty,
-                      options_.calls_per_step, options_.renoise_levels, shift, plan_out_.levels,
-                      front_only ? options_.front_tokens : options_.horizon);
-      return *block_program_;
-    }
-    std::optional<SchedulingMatrix>& program = warm_programs_[shift];
-    if (!program) {
-      program = WarmProgram(options_.levels, options_.horizon, options_.uncertainty,
-                            options_.calls_per_step, options_.renoise_levels, shift);
-    }
-    return *program;
   }
 
   worldmodel::KvCacheOptions CacheOptions() const {
@@ -562,17 +548,22 @@ class Planner::Impl {
   std::optional<PlanScorer> scorer_;  // set once the cost is checked
   StepQueue queue_;
   CallClock clock_;
-  const SchedulingMatrix from_noise_;
-  std::vector<std::optional<SchedulingMatrix>> warm_programs_;  // by shift
-  std::optional<SchedulingMatrix> block_program_;               // this step's, with the block cache
+  StepPrograms programs_;
   std::function<bool()> abort_;
-  worldmodel::KvCacheMark step_mark_;  // the transaction's, kept for its buffers
+  // The transactions' marks (the step's, its plan phase's), kept for their
+  // buffers.
+  worldmodel::KvCacheMark step_mark_, plan_mark_;
 
   PlanBatch plan_;
   bool has_plan_ = false;
   bool reset_ = false;
+  const int depth_;  // transformer blocks per model call
+  struct RunningCall {
+    Clock::time_point blocks_start;  // its first block's
+    int blocks_done = 0;             // BetweenBlocks checks so far: one per block begun
+    double after = 0.0;              // seconds of work due after it
+  } call_;
   int64_t plan_step_ = -1;  // the control step the plan (and action_now_) was made at
-  int waited_steps_ = 0;    // control steps the block cache's far plan has waited
   Eigen::VectorXd action_now_;
   Plan plan_out_;  // its levels are the kept plan's after the last step
   StepStats stats_;

@@ -209,6 +209,7 @@ void BindStats(py::module_& module) {
       .def_readonly("refresh_postponed", &planner::StepStats::refresh_postponed)
       .def_readonly("deferred", &planner::StepStats::deferred)
       .def_readonly("needed_ms", &planner::StepStats::needed_ms)
+      .def_readonly("stopped", &planner::StepStats::stopped)
       .def_readonly("graph_replays", &planner::StepStats::graph_replays)
       .def_readonly("latency_ms", &planner::StepStats::latency_ms)
       .def_readonly("fallback", &planner::StepStats::fallback);

@@ -88,5 +88,24 @@ TEST_F(CallClockTest, BeginEndsTheCallInProgress) {
   EXPECT_DOUBLE_EQ(Predict(clock, CallKind::kPlan, 2), 3e-3);
 }
 
+TEST_F(CallClockTest, AStoppedCallIsCompletedAtItsPredictedPaceAndAnAbandonedOneRecordsNothing) {
+  CallClock clock(4);
+  clock.Begin(CallKind::kPlan, 3, now_);
+  now_ += milliseconds(1);
+  clock.EndPartly(0.25, now_);  // a quarter of its blocks in 1 ms, nothing predicted
+  EXPECT_DOUBLE_EQ(Predict(clock, CallKind::kPlan, 3), 4e-3);
+  clock.Begin(CallKind::kPlan, 3, now_);
+  now_ += milliseconds(9);      // preempted after a quarter of its blocks
+  clock.EndPartly(0.25, now_);  // 9 ms + three quarters of the 4 ms predicted
+  EXPECT_DOUBLE_EQ(Predict(clock, CallKind::kPlan, 3), 4e-3);  // the second longest
+  Call(clock, CallKind::kPlan, 3, 20);
+  EXPECT_DOUBLE_EQ(Predict(clock, CallKind::kPlan, 3), 12e-3);
+  clock.Begin(CallKind::kContext, 1, now_);
+  now_ += milliseconds(7);
+  clock.Abandon();
+  clock.End(now_);
+  EXPECT_EQ(Predict(clock, CallKind::kContext, 1), 0.0);
+}
+
 }  // namespace
 }  // namespace dfmpc::planner

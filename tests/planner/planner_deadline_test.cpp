@@ -1,14 +1,17 @@
 // Optimize's deadline contract (planner.h): work starts only where its
 // predicted end is before the deadline; a step with no time for its first
 // call is deferred, one with time for some calls ends with a jump; the abort
-// callback stops a step between model calls; falling behind keeps the
-// history.
+// callback stops a step between model calls and between a call's blocks,
+// and a deadline that passes inside a call stops the call there; falling
+// behind keeps the history.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "deadline_search.h"
@@ -117,7 +120,19 @@ TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePl
   EXPECT_GT(cut_steps, 0) << "no deadline between one call and a whole step cut it short";
 }
 
-TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenCallsAndChangesNothing) {
+// The abort callback's invocations in one untimed step of a planner that
+// `ready` brought to the step.
+int AbortChecksOfAStep(const PlannerOptions& options,
+                       const std::function<void(Planner&)>& ready) {
+  auto probe = MakePlanner(options);
+  ready(*probe);
+  int checks = 0;
+  probe->SetAbortCallback([&checks] { return ++checks < 0; });
+  probe->Optimize();
+  return checks;
+}
+
+TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenBlocksAndChangesNothing) {
   PlannerOptions options = Small(PlanMode::kReplan);
   auto planner = MakePlanner(options), twin = MakePlanner(options);
   const std::vector<Eigen::VectorXd> o = Observations(3, 4);
@@ -130,16 +145,87 @@ TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenCallsAndChangesNothing) {
   twin->Reset(o[0]);
   planner->Observe(o[1]);
   twin->Observe(o[1]);
+  const int checks = AbortChecksOfAStep(options, [&](Planner& probe) {
+    probe.Reset(o[0]);
+    probe.Observe(o[1]);
+  });
+  // Asked before the step, before each call and between each call's blocks.
+  ASSERT_GT(checks, options.levels + options.horizon);
   const std::vector<int64_t> history = planner->context_cache().KeptPositions();
-  asked = 0;
-  EXPECT_THROW(planner->Optimize(), PlannerAborted);
-  EXPECT_EQ(asked, 4);  // asked before the step and before each call: two calls ran
-  EXPECT_EQ(planner->context_cache().KeptPositions(), history);
-  EXPECT_EQ(planner->plan().step, 0);
+  for (int stop_at = 1; stop_at <= checks; ++stop_at) {
+    asked = 0;
+    planner->SetAbortCallback([&asked, stop_at] { return ++asked == stop_at; });
+    EXPECT_THROW(planner->Optimize(), PlannerAborted) << "stopped at check " << stop_at;
+    EXPECT_EQ(asked, stop_at);
+    EXPECT_EQ(planner->context_cache().KeptPositions(), history);
+    EXPECT_EQ(planner->plan().step, 0);
+  }
+  // After every one of those aborts, the step is the one never aborted.
   planner->SetAbortCallback({});
   ASSERT_TRUE(planner->Optimize());
   ASSERT_TRUE(twin->Optimize());
   EXPECT_EQ(planner->plan().tokens, twin->plan().tokens);
+  EXPECT_EQ(planner->Action(), twin->Action());
+}
+
+// A preempted thread, played by an abort callback that sleeps past the
+// deadline at one of its checks: where that check is between two blocks
+// of a model call, the call stops there, the step is deferred and its
+// model work undone (catch-up forwards that ended stay in the history),
+// and the next step equals one that never met a deadline. Every check of
+// a step with two catch-up forwards is tried.
+TEST(PlannerDeadlineTest, ADeadlinePassingInsideAModelCallStopsItBetweenBlocks) {
+  const PlannerOptions options = Small(PlanMode::kWarm);
+  const std::vector<Eigen::VectorXd> o = Observations(5, 5);
+  constexpr int kQueued = 3;
+  const auto ready = [&](Planner& planner) {
+    planner.Reset(o[0]);
+    planner.Act(o[1]);  // a plan to keep: the step below is warm
+    for (int s = 2; s < 2 + kQueued; ++s) planner.Observe(o[s]);
+  };
+  auto twin = MakePlanner(options);
+  ready(*twin);
+  auto timing = MakePlanner(options);
+  ready(*timing);
+  timing->Optimize();
+  // Far more than the step needs, so that every call fits until the sleep.
+  const auto budget = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double, std::milli>(20.0 + 5.0 * timing->last_step().latency_ms));
+  ASSERT_TRUE(twin->Optimize());
+  const int checks = AbortChecksOfAStep(options, ready);
+  int stopped_catching_up = 0, stopped_planning = 0;
+  for (int sleep_at = 1; sleep_at <= checks; ++sleep_at) {
+    auto planner = MakePlanner(options);
+    ready(*planner);
+    const Plan before = planner->plan();
+    const size_t history = planner->context_cache().KeptPositions().size();
+    const Clock::time_point deadline = Clock::now() + budget;
+    int asked = 0;
+    planner->SetAbortCallback([&, sleep_at] {
+      if (++asked == sleep_at) std::this_thread::sleep_until(deadline + std::chrono::milliseconds(1));
+      return false;
+    });
+    const bool planned = planner->Optimize(deadline);
+    const StepStats& stats = planner->last_step();
+    if (!stats.stopped) continue;  // the sleep was between calls: the deadline was seen there
+    EXPECT_FALSE(planned);
+    EXPECT_TRUE(stats.deferred);
+    EXPECT_EQ(stats.calls, 0);
+    EXPECT_EQ(planner->plan().step, before.step);
+    EXPECT_EQ(planner->plan().tokens, before.tokens);
+    EXPECT_EQ(planner->context_cache().KeptPositions().size(), history + stats.token_forwards);
+    if (stats.token_forwards + 1 < kQueued) {
+      ++stopped_catching_up;
+    } else {
+      ++stopped_planning;
+    }
+    planner->SetAbortCallback({});
+    ASSERT_TRUE(planner->Optimize());
+    EXPECT_EQ(planner->plan().tokens, twin->plan().tokens) << "stopped at check " << sleep_at;
+    EXPECT_EQ(planner->Action(), twin->Action());
+  }
+  EXPECT_GT(stopped_catching_up, 0) << "no stop inside a catch-up forward";
+  EXPECT_GT(stopped_planning, 0) << "no stop inside a plan call";
 }
 
 // The reported case: 16 observations queued, the plan moved 16 steps and

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cuda_graph.h"
+#include "dfmpc/worldmodel/between_blocks.h"
 #include "dfmpc/worldmodel/transformer.h"
 #include "forward_setup.h"
 
@@ -108,6 +109,7 @@ at::Tensor ForwardGraphs::Forward(const at::Tensor& tokens, const at::Tensor& ti
     e.setup = std::move(setup);
     e.wants_kv = wants_kv;
     try {
+      const BetweenBlocks whole_calls(nullptr);  // a graph replays whole
       e.graph.Capture(
           [&e, &model] {
             e.output = model.Run(e.setup, e.tokens, e.wants_kv ? &e.kv : nullptr, e.known);

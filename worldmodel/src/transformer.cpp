@@ -11,6 +11,7 @@
 
 #include "attention.h"
 #include "conditioning_table.h"
+#include "dfmpc/worldmodel/between_blocks.h"
 #include "dfmpc/worldmodel/cpu_bf16.h"
 #include "dfmpc/worldmodel/device.h"
 #include "forward_setup.h"
@@ -303,6 +304,7 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
   at::Tensor x = LinearThrough(input_, tokens, copies[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
   for (size_t l = 0; l < blocks_.size(); ++l) {
+    BetweenBlocks::Check();  // may stop the call here (between_blocks.h)
     std::vector<CachedKeysValues> cached;
     const std::vector<CacheSegment>& segments = setup.segments[l];
     for (size_t i = 0; i < segments.size(); ++i) {

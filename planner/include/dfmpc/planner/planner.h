@@ -210,6 +210,10 @@ struct StepStats {
   // fitted joined the history and the rest stay queued.
   bool deferred = false;
   double needed_ms = 0.0;   // deferred: the time the step was predicted to need
+  // Deferred because a model call was still running at the deadline: it
+  // stopped between two transformer blocks, and the step's model work was
+  // undone (the catch-up forwards that had ended stay in the history).
+  bool stopped = false;
   int graph_replays = 0;    // model calls replayed as CUDA graphs
   double latency_ms = 0.0;  // wall time of the optimization
   // No candidate plan was finite: the action is the previous plan's next
@@ -308,20 +312,27 @@ class Planner {
   //  * each later call, only if it and a jump after it fit; else this call
   //    is the last, a DDIM jump of every token to its final level
   //    (StepStats::cut_short).
-  // So Optimize returns by the deadline unless a call takes longer than
-  // its prediction, by that excess (docs/experiments.md, real-time
-  // control, measures it). A deadline shorter than the first call defers
+  // A call still running at the deadline (a preempted thread, a call
+  // longer than its prediction) stops at the next boundary between two
+  // transformer blocks: the step's model work is undone (the catch-up
+  // forwards that ended stay in the history) and the step is deferred
+  // (StepStats::stopped). So Optimize returns past the deadline by at most
+  // one block and the undoing, on the CPU; a call replayed as a CUDA graph
+  // runs whole (docs/experiments.md, real-time control, measures the
+  // overrun). A deadline shorter than the first call defers
   // the steps (size it by StepStats::needed_ms); since deferred steps
   // measure nothing, the predictions decay until a step runs (and
   // overruns) to re-measure, every second or two. Returns false, doing
   // nothing, when no observation is queued. Strong guarantee as for Act.
   bool Optimize(std::chrono::steady_clock::time_point deadline =
                     std::chrono::steady_clock::time_point::max());
-  // A predicate that Reset and Optimize ask between model calls (on the
-  // thread running them); true makes them stop and throw PlannerAborted,
-  // the planner as before the call, after at most the call in progress.
-  // For a planning thread that must stop quickly (AsyncPlanner's
-  // destructor and Reset). Empty (the default): never asked.
+  // A predicate that Reset and Optimize ask between model calls and
+  // between a call's transformer blocks (on the thread running them); true
+  // makes them stop and throw PlannerAborted, the planner as before the
+  // call, after at most one block in progress. For a planning thread that
+  // must stop quickly (AsyncPlanner's destructor and Reset); asked a few
+  // times per call, so it must be cheap (an atomic load). Empty (the
+  // default): never asked.
   void SetAbortCallback(std::function<bool()> abort);
   // The action for the newest observed step from the current plan: its
   // first action when the plan was made at that step, else the plan's
