@@ -210,9 +210,9 @@ struct StepStats {
   // fitted joined the history and the rest stay queued.
   bool deferred = false;
   double needed_ms = 0.0;   // deferred: the time the step was predicted to need
-  // Deferred because a model call was still running at the deadline: it
-  // stopped between two transformer blocks, and the step's model work was
-  // undone (the catch-up forwards that had ended stay in the history).
+  // Deferred because a model call would have ended after the deadline: it
+  // stopped before one of its transformer blocks, and the step's model work
+  // was undone (the catch-up forwards that had ended stay in the history).
   bool stopped = false;
   int graph_replays = 0;    // model calls replayed as CUDA graphs
   double latency_ms = 0.0;  // wall time of the optimization
@@ -312,14 +312,16 @@ class Planner {
   //  * each later call, only if it and a jump after it fit; else this call
   //    is the last, a DDIM jump of every token to its final level
   //    (StepStats::cut_short).
-  // A call still running at the deadline (a preempted thread, a call
-  // longer than its prediction) stops at the next boundary between two
-  // transformer blocks: the step's model work is undone (the catch-up
-  // forwards that ended stay in the history) and the step is deferred
-  // (StepStats::stopped). So Optimize returns past the deadline by at most
-  // one block and the undoing, on the CPU; a call replayed as a CUDA graph
-  // runs whole (docs/experiments.md, real-time control, measures the
-  // overrun). A deadline shorter than the first call defers
+  // A call that would end late (a preempted thread, a call longer than its
+  // prediction) stops before its next transformer block: the model checks
+  // the clock before each block, and a call that at the pace of its blocks
+  // so far would not end, with the scoring after it, by the deadline stops
+  // there. The step's model work is undone (the catch-up forwards that
+  // ended stay in the history) and the step is deferred
+  // (StepStats::stopped). A call replayed as a CUDA graph runs whole; a
+  // thread of normal priority can still be preempted at any point
+  // (docs/experiments.md, real-time control, measures the overrun with and
+  // without SCHED_FIFO). A deadline shorter than the first call defers
   // the steps (size it by StepStats::needed_ms); since deferred steps
   // measure nothing, the predictions decay until a step runs (and
   // overruns) to re-measure, every second or two. Returns false, doing
