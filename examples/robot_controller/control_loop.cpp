@@ -34,6 +34,7 @@ void AddEpisode(dfmpc::planner::AsyncStats& totals, const dfmpc::planner::AsyncS
   totals.fallbacks += episode.fallbacks;
   totals.cut_short += episode.cut_short;
   totals.late += episode.late;
+  totals.stopped += episode.stopped;
   if (!episode.last_error.empty()) totals.last_error = episode.last_error;
 }
 
@@ -63,6 +64,7 @@ LoopReport RunControlLoop(const LoopOptions& options) {
   async_options.max_wait =
       std::chrono::microseconds(static_cast<int64_t>(report.max_wait_ms * 1e3));
   async_options.period = std::chrono::microseconds(static_cast<int64_t>(report.period_ms * 1e3));
+  async_options.deadline_kind = options.deadline_kind;
   dfmpc::planner::AsyncPlanner controller(std::move(planner), async_options);
 
   const auto period = std::chrono::duration_cast<Clock::duration>(

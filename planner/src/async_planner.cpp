@@ -20,9 +20,9 @@ using Clock = std::chrono::steady_clock;
 
 // What the control thread reads: a copy of the planner's newest plan.
 struct PublishedPlan {
-  std::int64_t step = -1;    // the control step it was made at
-  Eigen::VectorXd chosen;    // the action for that step
-  Eigen::MatrixXd actions;   // the plan's actions for it and the steps after
+  std::int64_t step = -1;   // the control step it was made at
+  Eigen::VectorXd chosen;   // the action for that step
+  Eigen::MatrixXd actions;  // the plan's actions for it and the steps after
 };
 
 // A control step's observation, the action applied before it and when it
@@ -159,7 +159,7 @@ class AsyncPlanner::Impl {
       if (reset) abort_ = false;  // the reset itself must run
       work_items_.swap(inbox_);
       PublishedPlan plan;
-      bool planned = false, late = false;
+      bool planned = false, late = false, stopped = false;
       std::exception_ptr error;
       std::string message;
       // Everything that may throw (std::bad_alloc included) is inside the
@@ -174,8 +174,10 @@ class AsyncPlanner::Impl {
         } else {
           lock.unlock();
           for (const Observed& item : work_items_) planner_->Observe(item.observation, item.action);
-          planned = planner_->Optimize(Deadline(work_items_.back().arrived));
+          planned =
+              planner_->Optimize(Deadline(work_items_.back().arrived), options_.deadline_kind);
           late = !planned && planner_->last_step().deferred;
+          stopped = late && planner_->last_step().stopped;
           if (late) planned = planner_->Optimize();  // for the steps after this one
         }
         if (planned) {
@@ -196,7 +198,7 @@ class AsyncPlanner::Impl {
         ++stats_.planner_errors;
         stats_.last_error = std::move(message);
       }
-      if (!error) Count(planner_->last_step(), planned, late, plan);
+      if (!error) Count(planner_->last_step(), planned, late, stopped, plan);
       published_.notify_all();
     }
   }
@@ -208,11 +210,12 @@ class AsyncPlanner::Impl {
   }
 
   // Publishes a finished optimization and counts it. Under mutex_.
-  void Count(const StepStats& step, bool planned, bool late, PublishedPlan& plan) {
+  void Count(const StepStats& step, bool planned, bool late, bool stopped, PublishedPlan& plan) {
     stats_.last_step = step;
     stats_.fallbacks += step.fallback ? 1 : 0;
     stats_.cut_short += step.cut_short ? 1 : 0;
     stats_.late += late ? 1 : 0;
+    stats_.stopped += stopped ? 1 : 0;
     if (!planned) return;
     std::swap(plan_, plan);
     ++stats_.plans;

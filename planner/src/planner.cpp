@@ -226,12 +226,12 @@ class Planner::Impl {
 
   void SetAbortCallback(std::function<bool()> abort) { abort_ = std::move(abort); }
 
-  bool Optimize(Clock::time_point deadline) {
+  bool Optimize(Clock::time_point deadline, DeadlineKind kind = DeadlineKind::kHard) {
     if (queue_.empty()) return false;
     const auto start = Clock::now();
     clock_.Abandon();  // a call of a step that threw
     const StepScope scope(options_, InferenceAllowed());
-    const StepBudget budget(deadline, abort_);
+    const StepBudget budget(deadline, kind, abort_);
     const std::function<void()> check = [this, &budget] {
       const Clock::time_point now = Clock::now();
       if (call_.blocks_done == 0) call_.blocks_start = now;
@@ -607,9 +607,9 @@ void Planner::Observe(const Eigen::VectorXd& observation) {
 void Planner::Observe(const Eigen::VectorXd& observation, const Eigen::VectorXd& executed_action) {
   impl_->Observe(observation, executed_action);
 }
-bool Planner::Optimize(std::chrono::steady_clock::time_point deadline) {
+bool Planner::Optimize(std::chrono::steady_clock::time_point deadline, DeadlineKind kind) {
   impl_->RequireReset();
-  return impl_->Optimize(deadline);
+  return impl_->Optimize(deadline, kind);
 }
 void Planner::SetAbortCallback(std::function<bool()> abort) {
   impl_->SetAbortCallback(std::move(abort));

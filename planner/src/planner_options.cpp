@@ -36,6 +36,16 @@ std::string SelectionName(Selection selection) {
   return selection == Selection::kBest ? "best" : "mppi";
 }
 
+DeadlineKind ParseDeadlineKind(const std::string& name) {
+  if (name == "hard") return DeadlineKind::kHard;
+  if (name == "start-only") return DeadlineKind::kStartOnly;
+  throw std::invalid_argument("unknown deadline kind '" + name + "' (expected hard or start-only)");
+}
+
+std::string DeadlineKindName(DeadlineKind kind) {
+  return kind == DeadlineKind::kHard ? "hard" : "start-only";
+}
+
 PlannerOptions TunedPlannerOptions(const std::string& task) {
   return TunedPlannerOptions(task::LoadTaskSpec(task));
 }

@@ -26,8 +26,8 @@ class StepBudget {
   using Clock = std::chrono::steady_clock;
 
   // `abort` (may be empty) must outlive the budget.
-  StepBudget(Clock::time_point deadline, const std::function<bool()>& abort)
-      : deadline_(deadline), abort_(abort) {}
+  StepBudget(Clock::time_point deadline, DeadlineKind kind, const std::function<bool()>& abort)
+      : deadline_(deadline), stops_calls_(kind == DeadlineKind::kHard), abort_(abort) {}
 
   bool timed() const { return deadline_ != Clock::time_point::max(); }
   // Whether work predicted to take `seconds`, started now, ends by the
@@ -45,12 +45,12 @@ class StepBudget {
   // which began at `blocks_start`: the abort callback, then whether the
   // rest of the call at the pace of its blocks so far (none before the
   // first) and `after_call` seconds of work after it would end by the
-  // deadline. The pace covers whatever slowed the call, a preempted thread
-  // included.
-  void CheckBeforeBlock(Clock::time_point now, Clock::time_point blocks_start, int done,
-                        int blocks, double after_call) const {
+  // deadline (DeadlineKind::kHard only). The pace covers whatever slowed
+  // the call, a preempted thread included.
+  void CheckBeforeBlock(Clock::time_point now, Clock::time_point blocks_start, int done, int blocks,
+                        double after_call) const {
     CheckAbort();
-    if (!timed()) return;
+    if (!timed() || !stops_calls_) return;
     const double pace =
         done > 0 ? std::chrono::duration<double>(now - blocks_start).count() / done : 0.0;
     const double rest = pace * std::max(blocks - done, 0) + after_call;
@@ -62,6 +62,7 @@ class StepBudget {
 
  private:
   Clock::time_point deadline_;
+  bool stops_calls_;
   const std::function<bool()>& abort_;
 };
 

@@ -174,8 +174,8 @@ void BindOptions(py::module_& module) {
         row["task"] = info.task;
         row["sampling_levels"] = info.sampling_levels;
         row["num_timesteps"] = info.num_timesteps;
-        row["train_window"] = info.train_window > 0 ? info.train_window
-                                                    : checkpoint.model->config().max_positions;
+        row["train_window"] =
+            info.train_window > 0 ? info.train_window : checkpoint.model->config().max_positions;
         row["action_repeat"] = info.action_repeat;
         return row;
       },
@@ -226,6 +226,7 @@ void BindStats(py::module_& module) {
       .def_readonly("fallbacks", &planner::AsyncStats::fallbacks)
       .def_readonly("cut_short", &planner::AsyncStats::cut_short)
       .def_readonly("late", &planner::AsyncStats::late)
+      .def_readonly("stopped", &planner::AsyncStats::stopped)
       .def_readonly("last_step", &planner::AsyncStats::last_step);
   py::class_<planner::Plan>(module, "Plan", "The kept plan, in the environment's units.")
       .def_property_readonly("actions", [](const planner::Plan& p) { return ToNumpy(p.actions); })
@@ -276,15 +277,17 @@ void BindPlanner(py::module_& module) {
           "Queues an observation and the action that led to it (default: the planner's).")
       .def(
           "optimize",
-          [](PyPlanner& self, std::optional<double> deadline_s) {
+          [](PyPlanner& self, std::optional<double> deadline_s, const std::string& deadline_kind) {
+            const planner::DeadlineKind kind = planner::ParseDeadlineKind(deadline_kind);
             const Clock::time_point deadline =
                 deadline_s ? Clock::now() + Microseconds(*deadline_s, "deadline_s")
                            : Clock::time_point::max();
-            return self.Released([&](Planner& p) { return p.Optimize(deadline); });
+            return self.Released([&](Planner& p) { return p.Optimize(deadline, kind); });
           },
-          py::arg("deadline_s") = py::none(),
+          py::arg("deadline_s") = py::none(), py::arg("deadline_kind") = "hard",
           "Moves the plan to the newest observation, within deadline_s seconds from now when "
-          "given; False when the deadline left no time (the step is deferred).")
+          "given; False when the deadline left no time (the step is deferred). deadline_kind "
+          "'hard' stops a model call that would end late, 'start-only' lets it run to its end.")
       .def(
           "action",
           [](PyPlanner& self) { return ToNumpy(self.Held([](Planner& p) { return p.Action(); })); },
@@ -313,16 +316,18 @@ void BindPlanner(py::module_& module) {
 
   py::class_<PyAsyncPlanner>(module, "AsyncPlanner",
                              "A Planner on a planning thread of its own (async_planner.h).")
-      .def(py::init([](PyPlanner& planner, double max_wait_s, double period_s, double margin_s) {
+      .def(py::init([](PyPlanner& planner, double max_wait_s, double period_s, double margin_s,
+                       const std::string& deadline_kind) {
              planner::AsyncPlannerOptions options;
              options.max_wait = Microseconds(max_wait_s, "max_wait_s");
              options.period = Microseconds(period_s, "period_s");
              options.margin = Microseconds(margin_s, "margin_s");
+             options.deadline_kind = planner::ParseDeadlineKind(deadline_kind);
              return std::make_unique<PyAsyncPlanner>(
                  std::make_unique<AsyncPlanner>(planner.Take(), options), "");
            }),
            py::arg("planner"), py::arg("max_wait_s") = 0.01, py::arg("period_s") = 0.0,
-           py::arg("margin_s") = 0.0005,
+           py::arg("margin_s") = 0.0005, py::arg("deadline_kind") = "start-only",
            "Takes the planner over; Step waits at most max_wait_s for a fresh plan.")
       .def(
           "reset",

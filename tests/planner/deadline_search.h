@@ -5,6 +5,13 @@
 // deadlines scaled from one measured step can step over it (under ASan on a
 // busy CI machine it did). Bisecting on the outcome follows the band
 // wherever it is.
+//
+// A step whose model call stopped between blocks says only that the planner
+// misjudged its time at that deadline: the call it chose could have been the
+// whole step's (the deadline above the band) or the band's own (the deadline
+// in it, the call slower than predicted). The bounds stay and the next
+// deadline halves the distance to the shortest one, so a stop above the band
+// does not push the search past it (on a busy CI machine it did).
 #ifndef DFMPC_TESTS_PLANNER_DEADLINE_SEARCH_H_
 #define DFMPC_TESTS_PLANNER_DEADLINE_SEARCH_H_
 
@@ -16,6 +23,7 @@ enum class DeadlineOutcome {
   kTooShort,    // the step was deferred: shorten no further
   kSought,      // the outcome under test
   kLongEnough,  // the whole step ran: lengthen no further
+  kStopped,     // a model call stopped at the deadline: no bound moves
 };
 
 // Runs `step(deadline_ms)` up to `trials` times, bisecting between 0 and
@@ -43,6 +51,9 @@ inline int SearchDeadlines(double longest_ms, int trials, int wanted,
       case DeadlineOutcome::kLongEnough:
         longest_ms = deadline_ms;
         break;
+      case DeadlineOutcome::kStopped:
+        deadline_ms = 0.5 * (shortest_ms + deadline_ms);
+        continue;
     }
     deadline_ms = 0.5 * (shortest_ms + longest_ms);
   }

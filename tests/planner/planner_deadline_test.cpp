@@ -104,6 +104,7 @@ TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePl
         planner->Optimize(Clock::now() + std::chrono::duration_cast<Clock::duration>(deadline));
     const StepStats& stats = planner->last_step();
     EXPECT_EQ(planned, !stats.deferred);
+    if (stats.stopped) return DeadlineOutcome::kStopped;
     if (!planned) return DeadlineOutcome::kTooShort;
     if (!stats.cut_short) return DeadlineOutcome::kLongEnough;
     EXPECT_GE(stats.calls, 1);
@@ -122,8 +123,7 @@ TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePl
 
 // The abort callback's invocations in one untimed step of a planner that
 // `ready` brought to the step.
-int AbortChecksOfAStep(const PlannerOptions& options,
-                       const std::function<void(Planner&)>& ready) {
+int AbortChecksOfAStep(const PlannerOptions& options, const std::function<void(Planner&)>& ready) {
   auto probe = MakePlanner(options);
   ready(*probe);
   int checks = 0;
@@ -131,6 +131,44 @@ int AbortChecksOfAStep(const PlannerOptions& options,
   probe->Optimize();
   return checks;
 }
+
+// A preempted thread, played by an abort callback that sleeps until past
+// `deadline` at its `sleep_at`-th check and never asks to abort.
+void SleepPastDeadlineAtCheck(Planner& planner, int sleep_at, Clock::time_point deadline) {
+  auto asked = std::make_shared<int>(0);
+  planner.SetAbortCallback([asked, sleep_at, deadline] {
+    if (++*asked == sleep_at)
+      std::this_thread::sleep_until(deadline + std::chrono::milliseconds(1));
+    return false;
+  });
+}
+
+// A warm step with three observations queued (two catch-up forwards before
+// the plan call), and a deadline far beyond its time, so that every call
+// fits until a sleep.
+struct QueuedWarmStep {
+  static constexpr int kQueued = 3;
+  QueuedWarmStep() = default;
+  QueuedWarmStep(const QueuedWarmStep&) = delete;  // `ready` reads this one's observations
+  PlannerOptions options = Small(PlanMode::kWarm);
+  std::vector<Eigen::VectorXd> o = Observations(2 + kQueued, 5);
+  std::function<void(Planner&)> ready = [this](Planner& planner) {
+    planner.Reset(o[0]);
+    planner.Act(o[1]);  // a plan to keep: the step is warm
+    for (int s = 2; s < 2 + kQueued; ++s) planner.Observe(o[s]);
+  };
+  // An untimed twin that took the step.
+  std::unique_ptr<Planner> Twin() const {
+    auto twin = MakePlanner(options);
+    ready(*twin);
+    EXPECT_TRUE(twin->Optimize());
+    return twin;
+  }
+  Clock::duration Budget(const Planner& twin) const {
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(20.0 + 5.0 * twin.last_step().latency_ms));
+  }
+};
 
 TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenBlocksAndChangesNothing) {
   PlannerOptions options = Small(PlanMode::kReplan);
@@ -175,36 +213,18 @@ TEST(PlannerDeadlineTest, TheAbortCallbackStopsBetweenBlocksAndChangesNothing) {
 // and the next step equals one that never met a deadline. Every check of
 // a step with two catch-up forwards is tried.
 TEST(PlannerDeadlineTest, ADeadlinePassingInsideAModelCallStopsItBetweenBlocks) {
-  const PlannerOptions options = Small(PlanMode::kWarm);
-  const std::vector<Eigen::VectorXd> o = Observations(5, 5);
-  constexpr int kQueued = 3;
-  const auto ready = [&](Planner& planner) {
-    planner.Reset(o[0]);
-    planner.Act(o[1]);  // a plan to keep: the step below is warm
-    for (int s = 2; s < 2 + kQueued; ++s) planner.Observe(o[s]);
-  };
-  auto twin = MakePlanner(options);
-  ready(*twin);
-  auto timing = MakePlanner(options);
-  ready(*timing);
-  timing->Optimize();
-  // Far more than the step needs, so that every call fits until the sleep.
-  const auto budget = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double, std::milli>(20.0 + 5.0 * timing->last_step().latency_ms));
-  ASSERT_TRUE(twin->Optimize());
-  const int checks = AbortChecksOfAStep(options, ready);
+  const QueuedWarmStep warm;
+  const auto twin = warm.Twin();
+  const Clock::duration budget = warm.Budget(*twin);
+  const int checks = AbortChecksOfAStep(warm.options, warm.ready);
   int stopped_catching_up = 0, stopped_planning = 0;
   for (int sleep_at = 1; sleep_at <= checks; ++sleep_at) {
-    auto planner = MakePlanner(options);
-    ready(*planner);
+    auto planner = MakePlanner(warm.options);
+    warm.ready(*planner);
     const Plan before = planner->plan();
     const size_t history = planner->context_cache().KeptPositions().size();
     const Clock::time_point deadline = Clock::now() + budget;
-    int asked = 0;
-    planner->SetAbortCallback([&, sleep_at] {
-      if (++asked == sleep_at) std::this_thread::sleep_until(deadline + std::chrono::milliseconds(1));
-      return false;
-    });
+    SleepPastDeadlineAtCheck(*planner, sleep_at, deadline);
     const bool planned = planner->Optimize(deadline);
     const StepStats& stats = planner->last_step();
     if (!stats.stopped) continue;  // the sleep was between calls: the deadline was seen there
@@ -214,7 +234,7 @@ TEST(PlannerDeadlineTest, ADeadlinePassingInsideAModelCallStopsItBetweenBlocks) 
     EXPECT_EQ(planner->plan().step, before.step);
     EXPECT_EQ(planner->plan().tokens, before.tokens);
     EXPECT_EQ(planner->context_cache().KeptPositions().size(), history + stats.token_forwards);
-    if (stats.token_forwards + 1 < kQueued) {
+    if (stats.token_forwards + 1 < QueuedWarmStep::kQueued) {
       ++stopped_catching_up;
     } else {
       ++stopped_planning;
@@ -226,6 +246,35 @@ TEST(PlannerDeadlineTest, ADeadlinePassingInsideAModelCallStopsItBetweenBlocks) 
   }
   EXPECT_GT(stopped_catching_up, 0) << "no stop inside a catch-up forward";
   EXPECT_GT(stopped_planning, 0) << "no stop inside a plan call";
+}
+
+// As above with a start-only deadline: a call the deadline passes inside
+// runs to its end. No step stops; a sleep inside the plan call ends the
+// step late with the plan an untimed step makes, and a sleep before a call
+// defers the step, which then equals the untimed one too.
+TEST(PlannerDeadlineTest, AStartOnlyDeadlineLetsAStartedCallEnd) {
+  const QueuedWarmStep warm;
+  const auto twin = warm.Twin();
+  const Clock::duration budget = warm.Budget(*twin);
+  const int checks = AbortChecksOfAStep(warm.options, warm.ready);
+  int planned_late = 0;
+  for (int sleep_at = 1; sleep_at <= checks; ++sleep_at) {
+    auto planner = MakePlanner(warm.options);
+    warm.ready(*planner);
+    const Clock::time_point deadline = Clock::now() + budget;
+    SleepPastDeadlineAtCheck(*planner, sleep_at, deadline);
+    const bool planned = planner->Optimize(deadline, DeadlineKind::kStartOnly);
+    EXPECT_FALSE(planner->last_step().stopped) << "stopped at check " << sleep_at;
+    if (planned) {
+      ++planned_late;
+    } else {
+      planner->SetAbortCallback({});
+      ASSERT_TRUE(planner->Optimize());
+    }
+    EXPECT_EQ(planner->plan().tokens, twin->plan().tokens) << "slept at check " << sleep_at;
+    EXPECT_EQ(planner->Action(), twin->Action());
+  }
+  EXPECT_GT(planned_late, 0) << "no sleep inside the plan call let it end";
 }
 
 // The reported case: 16 observations queued, the plan moved 16 steps and

@@ -75,6 +75,10 @@ def test_a_deadline_without_time_defers_the_step(pendulum_model):
     planner.observe(observation + 0.01)
     assert planner.optimize(deadline_s=0.0) is False
     assert planner.stats.deferred
+    # Nothing can start by a deadline already past, whichever its kind.
+    assert planner.optimize(deadline_s=0.0, deadline_kind="start-only") is False
+    with pytest.raises(ValueError, match="unknown deadline kind 'soft'"):
+        planner.optimize(deadline_s=0.01, deadline_kind="soft")
     assert planner.optimize() is True
 
 
@@ -252,4 +256,6 @@ def test_async_planner_starts_steps_and_stops(pendulum_model):
     assert stats.steps == 10 and stats.planner_errors == 0 and stats.plans >= 1
     with pytest.raises(ValueError, match="max_wait_s"):
         dfmpc.AsyncPlanner(dfmpc.Planner.from_file(pendulum_model), max_wait_s=-1)
+    with pytest.raises(ValueError, match="unknown deadline kind"):
+        dfmpc.AsyncPlanner(dfmpc.Planner.from_file(pendulum_model), deadline_kind="late")
     del runner  # joins the planning thread

@@ -43,6 +43,12 @@ struct AsyncPlannerOptions {
   // time runs to its end without one (AsyncStats::late), since a plan one
   // step old is far better than none.
   std::chrono::microseconds margin{500};
+  // Whether a model call that would end after that deadline stops between
+  // its blocks (kHard) or runs to its end (kStartOnly). A stopped
+  // optimization runs again without a deadline (AsyncStats::late), its
+  // stopped work lost, while a call that runs on ends a little late, so
+  // kStartOnly publishes sooner (docs/experiments.md, real-time control).
+  DeadlineKind deadline_kind = DeadlineKind::kStartOnly;
 };
 
 // Counters since the last Reset.
@@ -53,7 +59,7 @@ struct AsyncStats {
   // its plan was made at: 0 for a fresh plan.
   std::int64_t max_action_age = 0;
   std::int64_t total_action_age = 0;
-  std::int64_t plans = 0;  // optimizations the planning thread finished
+  std::int64_t plans = 0;    // optimizations the planning thread finished
   double total_plan_ms = 0;  // their wall time, summed (mean: / plans)
   double max_plan_ms = 0;
   // Optimizations that threw (the planner keeps its state and retries with
@@ -66,10 +72,14 @@ struct AsyncStats {
   std::int64_t fallbacks = 0;
   // Optimizations the deadline cut short (a jump).
   std::int64_t cut_short = 0;
-  // Optimizations that could not start before their deadline (the planner
-  // deferred them) and ran again without one: their plan serves the steps
-  // after the one that asked for it.
+  // Optimizations the planner deferred (their first call could not end by
+  // the deadline, or with DeadlineKind::kHard a call stopped at it) and that
+  // ran again without one: their plan serves the steps after the one that
+  // asked for it.
   std::int64_t late = 0;
+  // Of those, the ones whose model call stopped at the deadline
+  // (DeadlineKind::kHard): their stopped work was done again.
+  std::int64_t stopped = 0;
   StepStats last_step;  // of the newest optimization
 };
 

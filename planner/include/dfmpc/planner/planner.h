@@ -55,6 +55,24 @@ std::string PlanModeName(PlanMode mode);
 Selection ParseSelection(const std::string& name);  // "best" or "mppi"
 std::string SelectionName(Selection selection);
 
+// How Optimize's deadline governs the step's model calls. Either way it
+// decides which calls start (a call starts only where its predicted end is
+// before it).
+enum class DeadlineKind {
+  // A call that would end after the deadline stops between its transformer
+  // blocks and the step is deferred, its model work undone
+  // (StepStats::stopped): the step returns by the deadline but for one
+  // block's overrun.
+  kHard,
+  // A call that started runs to its end, so a call longer than predicted
+  // ends the step late by its overrun. For a caller that uses a late plan
+  // rather than none (AsyncPlanner): a stopped call's work is lost, and
+  // running the step again costs all of it.
+  kStartOnly,
+};
+DeadlineKind ParseDeadlineKind(const std::string& name);  // "hard" or "start-only"
+std::string DeadlineKindName(DeadlineKind kind);
+
 // Every option, its range and its key in task files, on the command line
 // and in Python: option_table.cpp (PlannerOptionTable), listed in
 // docs/planner_options.md. A caller usually changes a few of the options
@@ -209,7 +227,7 @@ struct StepStats {
   // was not moved (Optimize returned false); the queued real tokens that
   // fitted joined the history and the rest stay queued.
   bool deferred = false;
-  double needed_ms = 0.0;   // deferred: the time the step was predicted to need
+  double needed_ms = 0.0;  // deferred: the time the step was predicted to need
   // Deferred because a model call would have ended after the deadline: it
   // stopped before one of its transformer blocks, and the step's model work
   // was undone (the catch-up forwards that had ended stay in the history).
@@ -312,8 +330,9 @@ class Planner {
   //  * each later call, only if it and a jump after it fit; else this call
   //    is the last, a DDIM jump of every token to its final level
   //    (StepStats::cut_short).
-  // A call that would end late (a preempted thread, a call longer than its
-  // prediction) stops before its next transformer block: the model checks
+  // With DeadlineKind::kHard (the default), a call that would end late (a
+  // preempted thread, a call longer than its prediction) stops before its
+  // next transformer block: the model checks
   // the clock before each block, and a call that at the pace of its blocks
   // so far would not end, with the scoring after it, by the deadline stops
   // there. The step's model work is undone (the catch-up forwards that
@@ -326,8 +345,9 @@ class Planner {
   // measure nothing, the predictions decay until a step runs (and
   // overruns) to re-measure, every second or two. Returns false, doing
   // nothing, when no observation is queued. Strong guarantee as for Act.
-  bool Optimize(std::chrono::steady_clock::time_point deadline =
-                    std::chrono::steady_clock::time_point::max());
+  bool Optimize(
+      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+      DeadlineKind kind = DeadlineKind::kHard);
   // A predicate that Reset and Optimize ask between model calls and
   // between a call's transformer blocks (on the thread running them); true
   // makes them stop and throw PlannerAborted, the planner as before the
