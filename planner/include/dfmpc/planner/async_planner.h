@@ -46,8 +46,9 @@ struct AsyncPlannerOptions {
   // Whether a model call that would end after that deadline stops between
   // its blocks (kHard) or runs to its end (kStartOnly). A stopped
   // optimization runs again without a deadline (AsyncStats::late), its
-  // stopped work lost, while a call that runs on ends a little late, so
-  // kStartOnly publishes sooner (docs/experiments.md, real-time control).
+  // stopped work lost, while a call that runs on ends a little late and is
+  // never redone (the misses measured alike: docs/experiments.md,
+  // real-time control).
   DeadlineKind deadline_kind = DeadlineKind::kStartOnly;
 };
 

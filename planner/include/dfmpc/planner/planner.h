@@ -332,12 +332,12 @@ class Planner {
   //    (StepStats::cut_short).
   // With DeadlineKind::kHard (the default), a call that would end late (a
   // preempted thread, a call longer than its prediction) stops before its
-  // next transformer block: the model checks
-  // the clock before each block, and a call that at the pace of its blocks
-  // so far would not end, with the scoring after it, by the deadline stops
-  // there. The step's model work is undone (the catch-up forwards that
-  // ended stay in the history) and the step is deferred
-  // (StepStats::stopped). A call replayed as a CUDA graph runs whole; a
+  // next transformer block: the model checks the clock before each block,
+  // and a call that at the pace of its blocks so far would not end, with
+  // the scoring after it, by the deadline stops there. The step's model
+  // work is undone (the catch-up forwards that ended stay in the history)
+  // and the step is deferred (StepStats::stopped); with kStartOnly the call
+  // runs to its end instead. A call replayed as a CUDA graph runs whole; a
   // thread of normal priority can still be preempted at any point
   // (docs/experiments.md, real-time control, measures the overrun with and
   // without SCHED_FIFO). A deadline shorter than the first call defers
