@@ -45,6 +45,9 @@ int PositiveInteger(const TaskTable& root, const std::string& key) {
 // past its own limit (1e10) silently, so a wild draw would run as a reset.
 constexpr double kMaxInitialValue = 1e4;
 
+// Settling runs at every reset; a longer one is an episode of its own.
+constexpr int kMaxSettlePhysicsSteps = 10000;
+
 void RequireStateScale(const TaskTable& entry, const std::string& key,
                        const std::vector<double>& values) {
   for (double value : values) {
@@ -171,6 +174,11 @@ Task::Task(task::TaskSpec spec) : spec_(std::move(spec)), model_(Compile(spec_))
                           " s: an <include>d file sets it? Set it in the main file");
   }
   episode_physics_steps_ = PositiveInteger(root, "episode_physics_steps");
+  settle_physics_steps_ = root.Integer("settle_physics_steps", 0);
+  if (settle_physics_steps_ < 0 || settle_physics_steps_ > kMaxSettlePhysicsSteps) {
+    root.Fail("settle_physics_steps", "must be in 0.." + std::to_string(kMaxSettlePhysicsSteps) +
+                                          ", got " + std::to_string(settle_physics_steps_));
+  }
   camera_ = root.Text("camera", "");
   if (!camera_.empty()) RequireId(m, mjOBJ_CAMERA, root, "camera");
 
@@ -283,6 +291,12 @@ void Task::Actuate(const Eigen::VectorXd& action, mjData* data) const {
 
 void Task::Initialize(mjData* data, Rng* rng) const {
   for (const auto& draw : initial_) draw(data, rng);
+  // dm_control's convention for robots that start off the ground: the drawn
+  // pose falls and comes to rest, unactuated, before the episode's clock
+  // starts. The nominal model settles it, so that a perturbed environment
+  // starts where the nominal one does.
+  for (int i = 0; i < settle_physics_steps_; ++i) mj_step(model_.get(), data);
+  data->time = 0.0;
 }
 
 void Task::Sense(const mjModel* model, mjData* data) const {

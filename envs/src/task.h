@@ -44,7 +44,9 @@ class Task {
 
   // Writes an action into `data->ctrl` (the actuators in the task's order).
   void Actuate(const Eigen::VectorXd& action, mjData* data) const;
-  // Sets the initial state in `data`, already reset to the model's defaults.
+  // Sets the initial state in `data`, already reset to the model's defaults:
+  // the [[initial]] draws, then `settle_physics_steps` unactuated physics
+  // steps of the task's (nominal) model.
   void Initialize(mjData* data, Rng* rng) const;
   // Computes what observations and rewards read (poses, sensors) after the
   // state changed. It never alters the trajectory.
@@ -66,6 +68,7 @@ class Task {
   std::string camera_;
   int action_repeat_ = 1;
   int episode_physics_steps_ = 1000;
+  int settle_physics_steps_ = 0;
   std::vector<std::string> feature_names_;
   std::vector<Quantity> features_;
   Eigen::VectorXd lower_, upper_, scale_;

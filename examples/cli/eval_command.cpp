@@ -31,7 +31,7 @@ struct EvalOptions {
   std::string policy = "oracle";
   int episodes = 10;
   std::uint64_t seed = 0;
-  int action_repeat = 0;  // 0: the model's for dfmpc and mlp-mppi, else 1
+  int action_repeat = 0;  // 0: the model's for dfmpc and mlp-mppi, else the task's
   int threads = 1;
   std::string csv;
   std::string summary;   // a CSV summary to append a row to
@@ -132,8 +132,9 @@ void RunEval(EvalOptions o) {
   env_options.perturbation = PerturbationFromFlags(o.perturbation);
   std::unique_ptr<TimedPolicy> planner;
   if (IsModelPolicy(o.policy)) planner = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec);
+  // 0 for a baseline: the task file's, as `collect` reads it.
   env_options.action_repeat =
-      planner ? ModelActionRepeat(*planner, o.action_repeat) : std::max(1, o.action_repeat);
+      planner ? ModelActionRepeat(*planner, o.action_repeat) : o.action_repeat;
   auto env = envs::MakeEnv(*spec, env_options);
   std::unique_ptr<envs::Policy> baseline;
   if (!planner) baseline = envs::MakeBaselinePolicy(o.policy, *env, o.seed, o.threads);
@@ -222,7 +223,8 @@ void AddEvalCommand(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "seed of the episodes and the policy")
       ->capture_default_str();
   cmd->add_option("--action-repeat", options->action_repeat,
-                  "physics steps per control step (0: the model's for dfmpc and mlp-mppi, else 1)")
+                  "physics steps per control step (0: the model's for dfmpc and mlp-mppi, else the "
+                  "task file's)")
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->add_option("--csv", options->csv,

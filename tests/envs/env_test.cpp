@@ -41,7 +41,8 @@ TEST_P(EveryTaskTest, HasConsistentSpecs) {
   EXPECT_TRUE((observation.array() <= env->observation_spec().upper.array()).all());
   EXPECT_TRUE((env->action_spec().lower.array() == -1.0).all());
   EXPECT_TRUE((env->action_spec().upper.array() == 1.0).all());
-  EXPECT_EQ(env->episode_length(), 1000);
+  // dm_control's episode: 1000 physics steps, at any control rate.
+  EXPECT_EQ(env->episode_length() * env->action_repeat(), 1000);
 }
 
 TEST_P(EveryTaskTest, SameSeedGivesTheSameTrajectoryBitForBit) {
@@ -112,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(Tasks, EveryTaskTest, testing::ValuesIn(TaskNames()),
 TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
   for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
-                           "pointmass_maze", "pendulum_swingup_novel"}) {
+                           "pointmass_maze", "pendulum_swingup_novel", "cheetah_run"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -244,6 +245,29 @@ TEST(EnvTest, AnUnstableSimulationIsCountedNotHidden) {
   RandomPolicy policy(stiff->action_spec(), 0);
   EXPECT_GT(RunEpisode(*stiff, policy, 1).simulation_warnings, 0);
   EXPECT_EQ(RunEpisode(*nominal, policy, 1).simulation_warnings, 0);
+}
+
+// The cheetah starts 0.7 m up with its legs drawn over their ranges;
+// `settle_physics_steps` lets it fall and come to rest before the episode's
+// clock starts, as dm_control's cheetah does.
+TEST(EnvTest, ASettledResetStartsAtRestOnTheFloor) {
+  const task::TaskSpec cheetah = task::LoadTaskSpec("cheetah_run");
+  const std::string settle = "settle_physics_steps = 200";
+  std::string unsettled_toml = cheetah.toml_text;
+  ASSERT_NE(unsettled_toml.find(settle), std::string::npos);
+  unsettled_toml.replace(unsettled_toml.find(settle), settle.size(), "settle_physics_steps = 0");
+  const auto settled = MakeEnv(cheetah);
+  const auto unsettled =
+      MakeEnv(task::ParseTaskSpec(unsettled_toml, cheetah.mjcf_text, "unsettled/task.toml"));
+  constexpr int kRootZ = 0;          // observation features, as the task file lists them
+  constexpr int kFirstVelocity = 8;  // rootx_velocity; the 9 velocities follow
+  for (std::uint64_t seed : {0, 1, 2}) {
+    const Eigen::VectorXd start = settled->Reset(seed);
+    EXPECT_DOUBLE_EQ(settled->state()[0], 0.0) << "the clock starts after settling";
+    EXPECT_LT(start[kRootZ], -0.05) << "seed " << seed << ": the torso came down";
+    EXPECT_LT(start.segment(kFirstVelocity, 9).cwiseAbs().maxCoeff(), 0.5) << "seed " << seed << ": at rest";
+    EXPECT_EQ(unsettled->Reset(seed)[kRootZ], 0.0) << "unsettled, it hangs where the draw left it";
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "dfmpc/envs/perturbation.h"
 #include "dfmpc/envs/policy.h"
 #include "dfmpc/envs/predictive_sampling.h"
+#include "dfmpc/task/task_spec.h"
 
 namespace dfmpc::envs {
 namespace {
@@ -128,13 +129,23 @@ TEST_P(PerturbedTaskTest, CloneAndSetStateReproduceThePerturbedFuture) {
 }
 
 // Every feature has a positive scale, so relative noise reaches each one.
+// Each feature's `scale` in the task file: the unit of relative noise.
+Eigen::ArrayXd FeatureScales(const std::string& task) {
+  const std::vector<task::TaskTable> features = task::LoadTaskSpec(task).root.Tables("observation");
+  Eigen::ArrayXd scales(features.size());
+  for (std::size_t i = 0; i < features.size(); ++i) scales[i] = features[i].Number("scale", 1.0);
+  return scales;
+}
+
 TEST_P(PerturbedTaskTest, RelativeNoiseReachesEveryFeature) {
   auto plain = MakeEnv(GetParam());
   auto noisy = MakePerturbed(GetParam(), "obs_noise_rel=0.1");
   const Eigen::VectorXd noise = noisy->Reset(6) - plain->Reset(6);
   EXPECT_TRUE(noise.allFinite());
   EXPECT_TRUE((noise.array() != 0.0).all()) << noise.transpose();
-  EXPECT_TRUE((noise.array().abs() < 1.0).all()) << noise.transpose();  // at most 2.5 std
+  // At most 2.5 standard deviations, 0.1 of each feature's scale.
+  EXPECT_TRUE((noise.array().abs() < 0.25 * FeatureScales(GetParam())).all())
+      << noise.transpose();
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, PerturbedTaskTest, testing::ValuesIn(TaskNames()),

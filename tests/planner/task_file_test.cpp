@@ -113,6 +113,8 @@ TEST(TaskFileTest, ProblemsAreNamedWithTheFileAndTheKey) {
       {"action_window = 8", "action_window = 40",
        "arm/task.toml: [planner]: planner: action window must be in 1..H = 32", false},
       {"samples = 32", "samples = 0", "oracle.samples: must be in 1..4096", false},
+      {"episode_physics_steps = 1000", "episode_physics_steps = 1000\nsettle_physics_steps = -1",
+       "arm/task.toml: settle_physics_steps: must be in 0..10000, got -1", false},
       {"horizon = 60", "horizon = 100000000", "oracle.horizon: must be in 1..10000 physics steps",
        false},
       {"noise_std = 0.5", "noise_std = 11", "oracle.noise_std: must be in [0, 10]", false},

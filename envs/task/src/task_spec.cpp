@@ -23,7 +23,7 @@ const std::set<std::string>& KnownSections() {
   static const std::set<std::string> known = {
       "name",        "description", "mjcf",    "action_repeat", "episode_physics_steps", "camera",
       "observation", "actions",     "initial", "reward",        "shaped_reward",         "success",
-      "cost",        "planner",     "oracle",  "quantity"};
+      "cost",        "planner",     "oracle",  "quantity",      "settle_physics_steps"};
   return known;
 }
 
