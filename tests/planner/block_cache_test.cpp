@@ -178,8 +178,11 @@ TEST(BlockCacheTest, ARefreshThatWouldMissTheDeadlineWaits) {
     EXPECT_EQ(planner->last_step().token_forwards, refresh_forwards);
     return DeadlineOutcome::kSought;
   };
-  const int postponed = SearchDeadlines(2.0 * untimed->last_step().latency_ms, 40, 3, step);
-  EXPECT_GT(postponed, 0) << "no deadline between a front step and a refresh postponed it";
+  std::string trace;
+  const int postponed = SearchDeadlines(2.0 * untimed->last_step().latency_ms, 80, 3, step, &trace);
+  EXPECT_GT(postponed, 0)
+      << "no deadline between a front step and a refresh postponed it; deadlines tried:\n"
+      << trace;
 }
 
 TEST(BlockCacheTest, RejectsImpossibleSettings) {

@@ -16,6 +16,7 @@
 #define DFMPC_TESTS_PLANNER_DEADLINE_SEARCH_H_
 
 #include <functional>
+#include <string>
 
 namespace dfmpc::planner {
 
@@ -29,18 +30,30 @@ enum class DeadlineOutcome {
 // Runs `step(deadline_ms)` up to `trials` times, bisecting between 0 and
 // `longest_ms` (doubled while even that is too short), and returns how many
 // runs were kSought, stopping at `wanted`. A sought deadline is tried again,
-// since the band is where it was found.
+// since the band is where it was found. When the bounds close in to 2% of
+// the range without finding it, the band moved while they closed (a busy
+// machine slowed the steps that set one bound and not the other), and the
+// search starts over from the whole range. `trace`, when given, receives
+// each deadline and its outcome, for a failure's message.
 inline int SearchDeadlines(double longest_ms, int trials, int wanted,
-                           const std::function<DeadlineOutcome(double)>& step) {
+                           const std::function<DeadlineOutcome(double)>& step,
+                           std::string* trace = nullptr) {
+  double range_ms = longest_ms;
   double shortest_ms = 0.0;
   double deadline_ms = longest_ms;
   int sought = 0;
   for (int trial = 0; trial < trials && sought < wanted; ++trial) {
-    switch (step(deadline_ms)) {
+    const DeadlineOutcome outcome = step(deadline_ms);
+    if (trace) {
+      static constexpr const char* kNames[] = {"too short", "sought", "long enough", "stopped"};
+      *trace += std::to_string(deadline_ms) + " ms: " + kNames[static_cast<int>(outcome)] + "\n";
+    }
+    switch (outcome) {
       case DeadlineOutcome::kTooShort:
         shortest_ms = deadline_ms;
         if (deadline_ms >= longest_ms) {
           longest_ms *= 2.0;
+          range_ms = longest_ms;
           deadline_ms = longest_ms;
           continue;
         }
@@ -54,6 +67,10 @@ inline int SearchDeadlines(double longest_ms, int trials, int wanted,
       case DeadlineOutcome::kStopped:
         deadline_ms = 0.5 * (shortest_ms + deadline_ms);
         continue;
+    }
+    if (longest_ms - shortest_ms < 0.02 * range_ms) {
+      shortest_ms = 0.0;
+      longest_ms = range_ms;
     }
     deadline_ms = 0.5 * (shortest_ms + longest_ms);
   }

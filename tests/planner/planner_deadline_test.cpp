@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -117,8 +118,11 @@ TEST(PlannerDeadlineTest, TightDeadlinesCutTheProgramShortWithAJumpToACompletePl
     EXPECT_EQ(planner->context_cache().persistent_size(), 2);  // the history is whole
     return DeadlineOutcome::kSought;
   };
-  const int cut_steps = SearchDeadlines(2.0 * full->last_step().latency_ms, 40, 3, step);
-  EXPECT_GT(cut_steps, 0) << "no deadline between one call and a whole step cut it short";
+  std::string trace;
+  const int cut_steps = SearchDeadlines(2.0 * full->last_step().latency_ms, 80, 3, step, &trace);
+  EXPECT_GT(cut_steps, 0)
+      << "no deadline between one call and a whole step cut it short; deadlines tried:\n"
+      << trace;
 }
 
 // The abort callback's invocations in one untimed step of a planner that
