@@ -142,9 +142,10 @@ void Report::Write(std::ostream& out, bool markdown) const {
       std::to_string(usual_episodes_) + (usual_episodes_ == 1 ? " episode" : " episodes");
   section("Return, mean ± std over " + episodes + " unless noted (n)", ReturnTable());
   if (HasAnchors()) {
+    const bool reacher = std::find(tasks_.begin(), tasks_.end(), "reacher") != tasks_.end();
     out << '\n'
-        << kAnchorLabel << ": TD-MPC2's published returns (reacher: DMC reacher-easy), not run "
-        << "here.\n";
+        << kAnchorLabel << ": TD-MPC2's published returns"
+        << (reacher ? " (reacher: DMC reacher-easy)" : "") << ", not run here.\n";
   }
   if (!LabelsWith(LatencyText).empty()) {
     out << '\n';

@@ -24,7 +24,7 @@ struct RegressionCase {
   std::string task;
   int control_steps;  // from the start of the episode
   std::vector<std::uint64_t> seeds;
-  double floor;            // on the mean return over the seeds
+  double floor;  // on the mean return over the seeds
   std::string model = "";  // the file's stem in examples/models; empty: the task's
   std::string Name() const { return model.empty() ? task : model; }
 };

@@ -279,8 +279,8 @@ TEST(PointmassMazeCostTest, AtGoalBeatsOneMetreAway) {
 // detour from the start to the goal, and the dead end below the goal (1.6 m
 // from it in a straight line) costs more than the passage (2.2 m).
 TEST(PointmassMazeCostTest, FallsAlongTheDetourAroundTheWall) {
-  const std::vector<std::pair<double, double>> path = {{-1, -1}, {0, -1}, {1, -1}, {1, 0},
-                                                       {1, 1},   {0, 1},  {-1, 1}};
+  const std::vector<std::pair<double, double>> path = {
+      {-1, -1}, {0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}};
   double previous = std::numeric_limits<double>::infinity();
   for (const auto& [x, y] : path) {
     const double cost = Cost("pointmass_maze", {x, y, 0, 0, -1, 1}, {0, 0});

@@ -18,35 +18,30 @@ std::string BetaName(BetaSchedule beta) { return beta == BetaSchedule::kLinear ?
 
 nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format) {
   const TransformerConfig& c = info.config;
-  return {{"format", format},
-          {"format_version", info.format_version},
-          {"library_version", info.library_version},
-          {"task", info.task},
-          {"task_file", info.task_file},
-          {"task_mjcf", info.task_mjcf},
-          {"layout", {{"action_dim", info.layout.action_dim},
+  nlohmann::json header = ProvenanceHeader(info, format);
+  header["layout"] = {{"action_dim", info.layout.action_dim},
                       {"observation_dim", info.layout.observation_dim},
-                      {"observation_deltas", info.layout.observation_deltas}}},
-          {"config", {{"token_dim", c.token_dim}, {"width", c.width}, {"depth", c.depth},
-                      {"heads", c.heads}, {"mlp_ratio", c.mlp_ratio},
-                      {"max_positions", c.max_positions}, {"num_timesteps", c.num_timesteps},
-                      {"action_input_dim", c.action_input_dim}}},
-          {"num_timesteps", info.num_timesteps},
-          {"beta_schedule", BetaName(info.beta)},
-          {"prediction", PredictionName(info.prediction)},
-          {"train_window", info.train_window},
-          {"action_repeat", info.action_repeat},
-          {"sampling_levels", info.sampling_levels},
-          {"notes", info.notes}};
+                      {"observation_deltas", info.layout.observation_deltas}};
+  header["config"] = {{"token_dim", c.token_dim},
+                      {"width", c.width},
+                      {"depth", c.depth},
+                      {"heads", c.heads},
+                      {"mlp_ratio", c.mlp_ratio},
+                      {"max_positions", c.max_positions},
+                      {"num_timesteps", c.num_timesteps},
+                      {"action_input_dim", c.action_input_dim}};
+  header["num_timesteps"] = info.num_timesteps;
+  header["beta_schedule"] = BetaName(info.beta);
+  header["prediction"] = PredictionName(info.prediction);
+  header["train_window"] = info.train_window;
+  header["action_repeat"] = info.action_repeat;
+  header["sampling_levels"] = info.sampling_levels;
+  return header;
 }
 
 ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   ModelInfo info;
-  info.format_version = j.at("format_version").get<int>();
-  info.library_version = j.at("library_version").get<std::string>();
-  info.task = j.at("task").get<std::string>();
-  info.task_file = j.value("task_file", "");
-  info.task_mjcf = j.value("task_mjcf", "");
+  static_cast<ModelProvenance&>(info) = ReadProvenance(j);
   info.layout.action_dim = j.at("layout").at("action_dim").get<int>();
   info.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
   info.layout.observation_deltas = j.at("layout").at("observation_deltas").get<bool>();
@@ -69,7 +64,6 @@ ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   info.action_repeat = j.value("action_repeat", 1);
   // Absent in files written before distillation: any K.
   info.sampling_levels = j.value("sampling_levels", 0);
-  info.notes = j.at("notes").get<std::string>();
   return info;
 }
 

@@ -22,7 +22,6 @@
 namespace dfmpc::worldmodel {
 namespace {
 
-constexpr const char* kFormatName = "dfmpc-frame-tokenizer";
 constexpr int kDownsampling = 16;  // four stride-2 convolutions
 
 void Require(bool ok, const std::string& what) {
@@ -203,26 +202,20 @@ void SaveFrameTokenizer(const std::string& path, const FrameTokenizerInfo& info,
   Require(FrameTokenizerConfigToJson(info.config) == FrameTokenizerConfigToJson(model.config()),
           "SaveFrameTokenizer: the info's config differs from the model's");
   const int latent_dim = info.config.latent_dim;
-  const nlohmann::json metadata = {{"format", kFormatName},
-                                   {"format_version", info.format_version},
-                                   {"task", info.task},
-                                   {"config", FrameTokenizerConfigToJson(info.config)},
-                                   {"notes", info.notes}};
+  nlohmann::json metadata = ProvenanceHeader(info, kFrameTokenizerFormat);
+  metadata["config"] = FrameTokenizerConfigToJson(info.config);
   SaveModelArchive(path, metadata, Normalizer(at::zeros({latent_dim}), at::ones({latent_dim})),
                    model);
 }
 
 FrameTokenizerCheckpoint LoadFrameTokenizer(const std::string& path,
                                             const CheckpointExpectation& expect) {
-  ModelArchive opened = OpenModelArchive(path, kFormatName, "a dfmpc frame tokenizer");
+  ModelArchive opened = OpenModelArchive(path, kFrameTokenizerFormat, "a dfmpc frame tokenizer");
   FrameTokenizerCheckpoint checkpoint;
   FrameTokenizerInfo& info = checkpoint.info;
   try {
-    info.format_version = opened.metadata.at("format_version").get<int>();
-    info.library_version = opened.metadata.at("library_version").get<std::string>();
-    info.task = opened.metadata.at("task").get<std::string>();
+    static_cast<ModelProvenance&>(info) = ReadProvenance(opened.metadata);
     info.config = FrameTokenizerConfigFromJson(opened.metadata.at("config"));
-    info.notes = opened.metadata.at("notes").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
     FailCheckpoint(path, std::string("corrupt metadata: ") + e.what());
   }

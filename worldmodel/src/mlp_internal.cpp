@@ -10,36 +10,27 @@
 
 #include "dfmpc/worldmodel/device.h"
 #include "learning_rate.h"
+#include "model_archive.h"
 
 namespace dfmpc::worldmodel::internal {
 
 nlohmann::json MlpInfoToJson(const MlpModelInfo& info, const char* format) {
   const MlpDynamicsConfig& c = info.config;
-  return {{"format", format},
-          {"format_version", info.format_version},
-          {"library_version", info.library_version},
-          {"task", info.task},
-          {"task_file", info.task_file},
-          {"task_mjcf", info.task_mjcf},
-          {"layout",
-           {{"action_dim", c.layout.action_dim}, {"observation_dim", c.layout.observation_dim}}},
-          {"width", c.width},
-          {"hidden_layers", c.hidden_layers},
-          {"notes", info.notes}};
+  nlohmann::json header = ProvenanceHeader(info, format);
+  header["layout"] = {{"action_dim", c.layout.action_dim},
+                      {"observation_dim", c.layout.observation_dim}};
+  header["width"] = c.width;
+  header["hidden_layers"] = c.hidden_layers;
+  return header;
 }
 
 MlpModelInfo MlpInfoFromJson(const nlohmann::json& j) {
   MlpModelInfo info;
-  info.format_version = j.at("format_version").get<int>();
-  info.library_version = j.at("library_version").get<std::string>();
-  info.task = j.at("task").get<std::string>();
-  info.task_file = j.value("task_file", "");
-  info.task_mjcf = j.value("task_mjcf", "");
+  static_cast<ModelProvenance&>(info) = ReadProvenance(j);
   info.config.layout.action_dim = j.at("layout").at("action_dim").get<int>();
   info.config.layout.observation_dim = j.at("layout").at("observation_dim").get<int>();
   info.config.width = j.at("width").get<int>();
   info.config.hidden_layers = j.at("hidden_layers").get<int>();
-  info.notes = j.at("notes").get<std::string>();
   return info;
 }
 

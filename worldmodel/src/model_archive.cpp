@@ -80,6 +80,32 @@ void FailCheckpoint(const std::string& path, const std::string& why) {
   throw std::runtime_error("checkpoint " + path + ": " + why);
 }
 
+nlohmann::json ProvenanceHeader(const ModelProvenance& provenance, const std::string& format) {
+  return {{"format", format},
+          {"format_version", provenance.format_version},
+          {"library_version", provenance.library_version},
+          {"task", provenance.task},
+          {"task_file", provenance.task_file},
+          {"task_mjcf", provenance.task_mjcf},
+          {"notes", provenance.notes}};
+}
+
+ModelProvenance ReadProvenance(const nlohmann::json& header) {
+  ModelProvenance provenance;
+  provenance.task = header.at("task").get<std::string>();
+  // Absent in files written before models carried their task's files, and
+  // in frame tokenizers written before they had the common header.
+  provenance.task_file = header.value("task_file", "");
+  provenance.task_mjcf = header.value("task_mjcf", "");
+  provenance.notes = header.at("notes").get<std::string>();
+  // Absent only in a video model's tokenizer record written before the
+  // record had the common header; a file's own version is checked when it
+  // is opened (OpenModelArchive).
+  provenance.format_version = header.value("format_version", kCheckpointFormatVersion);
+  provenance.library_version = header.at("library_version").get<std::string>();
+  return provenance;
+}
+
 void SaveModelArchive(const std::string& path, nlohmann::json metadata,
                       const Normalizer& normalizer, torch::nn::Module& model,
                       const NamedModules& extra) {

@@ -27,6 +27,15 @@ std::string WithChecksum(std::string archive);
 // Modules stored beside the main one, each under its own record name.
 using NamedModules = std::vector<std::pair<std::string, torch::nn::Module*>>;
 
+// The header fields every model file holds (ModelProvenance) and its
+// `format`; each kind adds its own fields to it.
+nlohmann::json ProvenanceHeader(const ModelProvenance& provenance, const std::string& format);
+
+// The ModelProvenance of a header ProvenanceHeader wrote. Throws
+// nlohmann::json::exception for a missing field; the task's files and the
+// format version may be absent (see the definition).
+ModelProvenance ReadProvenance(const nlohmann::json& header);
+
 // `metadata` must hold "format" and "format_version"; "library_version" is
 // stamped here. `model` is stored as the record "model".
 void SaveModelArchive(const std::string& path, nlohmann::json metadata,

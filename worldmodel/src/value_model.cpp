@@ -45,33 +45,23 @@ Rows AllRows(const std::vector<at::Tensor>& examples, int observation_dim, c10::
 
 nlohmann::json InfoToJson(const ValueModelInfo& info) {
   const ValueModelConfig& c = info.config;
-  return {{"format", kFormatName},
-          {"format_version", info.format_version},
-          {"library_version", info.library_version},
-          {"task", info.task},
-          {"task_file", info.task_file},
-          {"task_mjcf", info.task_mjcf},
-          {"observation_dim", c.observation_dim},
-          {"width", c.width},
-          {"hidden_layers", c.hidden_layers},
-          {"discount", c.discount},
-          {"action_repeat", info.action_repeat},
-          {"notes", info.notes}};
+  nlohmann::json header = ProvenanceHeader(info, kFormatName);
+  header["observation_dim"] = c.observation_dim;
+  header["width"] = c.width;
+  header["hidden_layers"] = c.hidden_layers;
+  header["discount"] = c.discount;
+  header["action_repeat"] = info.action_repeat;
+  return header;
 }
 
 ValueModelInfo InfoFromJson(const nlohmann::json& j) {
   ValueModelInfo info;
-  info.format_version = j.at("format_version").get<int>();
-  info.library_version = j.at("library_version").get<std::string>();
-  info.task = j.at("task").get<std::string>();
-  info.task_file = j.at("task_file").get<std::string>();
-  info.task_mjcf = j.at("task_mjcf").get<std::string>();
+  static_cast<ModelProvenance&>(info) = ReadProvenance(j);
   info.config.observation_dim = j.at("observation_dim").get<int>();
   info.config.width = j.at("width").get<int>();
   info.config.hidden_layers = j.at("hidden_layers").get<int>();
   info.config.discount = j.at("discount").get<double>();
   info.action_repeat = j.at("action_repeat").get<int>();
-  info.notes = j.at("notes").get<std::string>();
   return info;
 }
 

@@ -27,10 +27,9 @@ void SaveVideoModel(const std::string& path, const ModelInfo& info, const Normal
                                 std::to_string(frames.latent_dim));
   }
   nlohmann::json metadata = ModelInfoToJson(info, kFormatName);
-  metadata[kTokenizerRecord] = {{"task", tokenizer.info.task},
-                                {"config", FrameTokenizerConfigToJson(frames)},
-                                {"notes", tokenizer.info.notes},
-                                {"library_version", tokenizer.info.library_version}};
+  nlohmann::json& record = metadata[kTokenizerRecord];
+  record = ProvenanceHeader(tokenizer.info, kFrameTokenizerFormat);
+  record["config"] = FrameTokenizerConfigToJson(frames);
   SaveModelArchive(path, metadata, normalizer, model,
                    {{kTokenizerRecord, tokenizer.model.ptr().get()}});
 }
@@ -46,10 +45,8 @@ VideoModel LoadVideoModel(const std::string& path, const CheckpointExpectation& 
   FrameTokenizerInfo& info = video.tokenizer.info;
   try {
     const nlohmann::json& record = opened.metadata.at(kTokenizerRecord);
-    info.task = record.at("task").get<std::string>();
+    static_cast<ModelProvenance&>(info) = ReadProvenance(record);
     info.config = FrameTokenizerConfigFromJson(record.at("config"));
-    info.notes = record.at("notes").get<std::string>();
-    info.library_version = record.at("library_version").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
     FailCheckpoint(path, std::string("corrupt tokenizer metadata: ") + e.what());
   }

@@ -19,27 +19,33 @@ inline constexpr int kCheckpointFormatVersion = 2;
 // Version of this library, e.g. "0.1.0".
 const char* LibraryVersion();
 
-struct ModelInfo {
-  std::string task;            // environment the data came from
+// What every model file's header holds whatever the model's kind: the task
+// its data came from and what wrote it. Each kind's info adds its own
+// fields.
+struct ModelProvenance {
+  std::string task;  // environment the data came from
   // The task's files (dfmpc/task/task_spec.h), so that a model needs no
   // task folder to be planned with; empty in files written before models
   // carried them (built-in tasks, found by name).
   std::string task_file;
   std::string task_mjcf;
+  std::string notes;  // free text, e.g. the training command
+  int format_version = kCheckpointFormatVersion;
+  std::string library_version;  // filled in when saving
+};
+
+struct ModelInfo : ModelProvenance {
   TokenLayout layout;
   TransformerConfig config;
   int num_timesteps = 1000;
   BetaSchedule beta = BetaSchedule::kCosine;
   Prediction prediction = Prediction::kV;
-  int train_window = 0;        // tokens per training window
-  int action_repeat = 1;       // physics steps per control step of the data
+  int train_window = 0;   // tokens per training window
+  int action_repeat = 1;  // physics steps per control step of the data
   // 0: trained at every noise level, it samples with any K. A model
   // distilled for fewer sampling calls (distiller.h) samples with exactly
   // this K, which planners and rollouts take from it.
   int sampling_levels = 0;
-  std::string notes;           // free text, e.g. the training command
-  int format_version = kCheckpointFormatVersion;
-  std::string library_version;  // filled in when saving
 };
 
 struct Checkpoint {

@@ -124,12 +124,8 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
     const FrameTrainOptions& options, const std::function<void(int, double)>& on_progress = nullptr,
     const std::function<void(const std::vector<FrameTrainLogRow>&)>& on_log = nullptr);
 
-struct FrameTokenizerInfo {
-  std::string task;  // environment the frames came from
+struct FrameTokenizerInfo : ModelProvenance {
   FrameTokenizerConfig config;
-  std::string notes;  // free text, e.g. the training command
-  int format_version = kCheckpointFormatVersion;
-  std::string library_version;  // filled in when saving
 };
 
 struct FrameTokenizerCheckpoint {

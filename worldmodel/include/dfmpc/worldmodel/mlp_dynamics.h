@@ -85,14 +85,8 @@ void TrainMlpDynamics(MlpDynamicsImpl& model, const std::vector<at::Tensor>& tra
                       const MlpTrainOptions& options,
                       const std::function<void(int, double)>& on_progress = nullptr);
 
-struct MlpModelInfo {
-  std::string task;
-  std::string task_file;  // the task's files, as ModelInfo's
-  std::string task_mjcf;
+struct MlpModelInfo : ModelProvenance {
   MlpDynamicsConfig config;
-  std::string notes;  // free text, e.g. the training command
-  int format_version = kCheckpointFormatVersion;
-  std::string library_version;  // filled in when saving
 };
 
 struct MlpCheckpoint {

@@ -92,15 +92,9 @@ void TrainValueModel(ValueModelImpl& model, const std::vector<at::Tensor>& train
                      const MlpTrainOptions& options,
                      const std::function<void(int, double)>& on_progress = nullptr);
 
-struct ValueModelInfo {
-  std::string task;
-  std::string task_file;  // the task's files, as ModelInfo's
-  std::string task_mjcf;
+struct ValueModelInfo : ModelProvenance {
   ValueModelConfig config;
   int action_repeat = 1;  // physics steps per control step of the data
-  std::string notes;      // free text, e.g. the training command
-  int format_version = kCheckpointFormatVersion;
-  std::string library_version;  // filled in when saving
 };
 
 struct ValueCheckpoint {
