@@ -2,16 +2,12 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adamw.h>
 #include <torch/utils.h>
 
-#include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <string>
 
-#include "learning_rate.h"
+#include "training_loop.h"
 #include "training_windows.h"
 
 namespace dfmpc::worldmodel {
@@ -51,15 +47,19 @@ at::Tensor StudentLevels(int64_t count, int64_t window, int64_t levels, double c
   return at::where(use_pyramid, pyramid, independent);
 }
 
+// A student that starts as the teacher.
+DfTransformer CopyOf(DfTransformerImpl& teacher) {
+  DfTransformer student(teacher.config());
+  CopyWeights(teacher, *student);
+  return student;
+}
+
 }  // namespace
 
 void DistillerOptions::Validate() const {
   Require(teacher_levels >= 2 && teacher_levels % 2 == 0,
           "the teacher's levels must be even and >= 2, got " + std::to_string(teacher_levels));
-  CheckWindowTrainingSettings(
-      {steps, batch_size, window, learning_rate, min_learning_rate_ratio, warmup_steps,
-       weight_decay, grad_clip, ema_decay, clean_prob, pyramid_prob, known_action_prob},
-      "DistillerOptions");
+  CheckWindowTrainingSettings(WindowSettingsOf(*this), "DistillerOptions");
   Require(validate_every >= 1, "validation interval must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
 }
@@ -88,11 +88,8 @@ class Distiller::Impl {
         options_(options),
         train_(std::move(train)),
         validation_(std::move(validation)),
-        model_(teacher.config()),
-        ema_(teacher.config()),
-        optimizer_(
-            model_->parameters(),
-            torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay)),
+        loop_(CopyOf(teacher), DfTransformer(teacher.config()), WindowSettingsOf(options),
+              options.validate_every, /*checkpoint_every=*/0),
         generator_(at::detail::createCPUGenerator(options.seed)) {
     options_.Validate();
     const TransformerConfig& config = teacher.config();
@@ -120,45 +117,27 @@ class Distiller::Impl {
     std::vector<double> alpha_bar(schedule.num_timesteps() + 1);
     for (int t = -1; t < schedule.num_timesteps(); ++t) alpha_bar[t + 1] = schedule.AlphaBar(t);
     alpha_bar_ = at::tensor(alpha_bar, at::kDouble).to(at::kFloat);
-    CopyWeights(teacher, *model_);
-    CopyWeights(teacher, *ema_);
-    ema_->eval();
     at::Generator validation_generator = at::detail::createCPUGenerator(options.seed + 1);
     validation_batch_ = MakeBatch(validation_, options.validation_windows, validation_generator);
   }
 
   void Run(const std::function<void(const TrainProgress&)>& on_progress,
            const std::function<void(const std::vector<TrainLogRow>&)>& on_log) {
-    const auto start = std::chrono::steady_clock::now();
-    double loss_sum = 0.0;
-    int loss_count = 0;
-    for (int step = 0; step < options_.steps; ++step) {
-      loss_sum += TrainStep(step);
-      ++loss_count;
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double tokens_per_second =
-          (step + 1.0) * options_.batch_size * options_.window / std::max(seconds, 1e-9);
-      if (on_progress) {
-        on_progress({step + 1, options_.steps, loss_sum / loss_count, tokens_per_second});
-      }
-      if ((step + 1) % options_.validate_every == 0 || step + 1 == options_.steps) {
-        log_.push_back({step + 1, loss_sum / loss_count, ValidationLoss(), LearningRate(step),
-                        tokens_per_second});
-        loss_sum = 0.0;
-        loss_count = 0;
-        if (on_log) on_log(log_);
-      }
-    }
+    TrainingLoop::Hooks hooks;
+    hooks.loss = [this](DfTransformerImpl& model) {
+      return Loss(model, MakeBatch(train_, options_.batch_size, generator_));
+    };
+    hooks.validation_loss = [this](DfTransformerImpl&) { return ValidationLoss(); };
+    loop_.Run(hooks, on_progress, on_log);
   }
 
   double ValidationLoss() {
     torch::NoGradGuard no_grad;
-    return Loss(*ema_, validation_batch_).item<double>();
+    return Loss(loop_.ema(), validation_batch_).item<double>();
   }
 
-  DfTransformerImpl& student() { return *ema_; }
-  const std::vector<TrainLogRow>& log() const { return log_; }
+  DfTransformerImpl& student() { return loop_.ema(); }
+  const std::vector<TrainLogRow>& log() const { return loop_.log(); }
 
  private:
   // Training timesteps of teacher levels `levels` (0: clean, -1).
@@ -224,36 +203,14 @@ class Distiller::Impl {
     return (per_token * batch.noisy_mask).sum() / batch.noisy_mask.sum().clamp_min(1.0);
   }
 
-  double LearningRate(int step) const {
-    return WarmupCosineLearningRate(step, options_.steps, options_.warmup_steps,
-                                    options_.learning_rate, options_.min_learning_rate_ratio);
-  }
-
-  double TrainStep(int step) {
-    const DistillationBatch batch = MakeBatch(train_, options_.batch_size, generator_);
-    model_->train();
-    for (auto& group : optimizer_.param_groups()) {
-      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(LearningRate(step));
-    }
-    optimizer_.zero_grad();
-    const at::Tensor loss = Loss(*model_, batch);
-    loss.backward();
-    torch::nn::utils::clip_grad_norm_(model_->parameters(), options_.grad_clip);
-    optimizer_.step();
-    UpdateEma(*ema_, *model_, options_.ema_decay, step);
-    return loss.item<double>();
-  }
-
   DfTransformerImpl& teacher_;
   const NoiseSchedule& schedule_;
   DistillerOptions options_;
   std::vector<at::Tensor> train_, validation_;
-  DfTransformer model_, ema_;
-  torch::optim::AdamW optimizer_;
+  TrainingLoop loop_;
   at::Generator generator_;
   at::Tensor alpha_bar_;  // [T + 1], index t + 1
   DistillationBatch validation_batch_;
-  std::vector<TrainLogRow> log_;
 };
 
 Distiller::Distiller(DfTransformerImpl& teacher, const NoiseSchedule& schedule,

@@ -1,13 +1,9 @@
 #include "dfmpc/worldmodel/trainer.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adamw.h>
 #include <torch/serialize.h>
 #include <torch/utils.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -16,8 +12,8 @@
 #include "atomic_file.h"
 #include "autocast.h"
 #include "dfmpc/worldmodel/device.h"
-#include "learning_rate.h"
 #include "process_group.h"
+#include "training_loop.h"
 #include "training_noise.h"
 #include "training_windows.h"
 
@@ -50,34 +46,10 @@ DfTransformer OnDevice(DfTransformer model, c10::Device device) {
   return model;
 }
 
-// Column 0: step, then train loss, validation loss, learning rate, tokens/s.
-at::Tensor LogToTensor(const std::vector<TrainLogRow>& log) {
-  at::Tensor t = at::zeros({static_cast<int64_t>(log.size()), 5}, at::kDouble);
-  for (size_t i = 0; i < log.size(); ++i) {
-    const TrainLogRow& r = log[i];
-    const double row[5] = {static_cast<double>(r.step), r.train_loss, r.validation_loss,
-                           r.learning_rate, r.tokens_per_second};
-    for (int c = 0; c < 5; ++c) t[i][c] = row[c];
-  }
-  return t;
-}
-
-std::vector<TrainLogRow> LogFromTensor(const at::Tensor& t) {
-  std::vector<TrainLogRow> log(t.size(0));
-  auto a = t.accessor<double, 2>();
-  for (int64_t i = 0; i < t.size(0); ++i) {
-    log[i] = {static_cast<int>(a[i][0]), a[i][1], a[i][2], a[i][3], a[i][4]};
-  }
-  return log;
-}
-
 }  // namespace
 
 void TrainerOptions::Validate() const {
-  CheckWindowTrainingSettings(
-      {steps, batch_size, window, learning_rate, min_learning_rate_ratio, warmup_steps,
-       weight_decay, grad_clip, ema_decay, clean_prob, pyramid_prob, known_action_prob},
-      "TrainerOptions");
+  CheckWindowTrainingSettings(WindowSettingsOf(*this), "TrainerOptions");
   Require(timestep_power >= 1 && std::isfinite(timestep_power), "timestep power must be >= 1");
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
@@ -101,11 +73,9 @@ class Trainer::Impl {
         options_(options),
         train_(std::move(train)),
         validation_(std::move(validation)),
-        model_(OnDevice(DfTransformer(config, options.seed), options.device)),
-        ema_(OnDevice(DfTransformer(config), options.device)),
-        optimizer_(
-            model_->parameters(),
-            torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay)),
+        loop_(OnDevice(DfTransformer(config, options.seed), options.device),
+              OnDevice(DfTransformer(config), options.device), WindowSettingsOf(options),
+              options.validate_every, options.checkpoint_every),
         generator_(at::detail::createCPUGenerator(options.seed)) {
     options_.Validate();
     if (config.num_timesteps != schedule.num_timesteps()) {
@@ -116,8 +86,6 @@ class Trainer::Impl {
     std::vector<double> alpha_bar(schedule.num_timesteps() + 1);
     for (int t = -1; t < schedule.num_timesteps(); ++t) alpha_bar[t + 1] = schedule.AlphaBar(t);
     alpha_bar_ = at::tensor(alpha_bar, at::kDouble).to(at::kFloat);
-    CopyWeights(*model_, *ema_);
-    ema_->eval();
     if (options_.data_parallel.enabled()) {
       group_ = std::make_unique<ProcessGroup>(options_.data_parallel);
     }
@@ -131,41 +99,23 @@ class Trainer::Impl {
            const std::function<void(const TrainProgress&)>& on_progress,
            const std::function<void(const std::vector<TrainLogRow>&)>& on_log) {
     if (resume) LoadState(state_path);
-    auto window_start = std::chrono::steady_clock::now();
-    int window_steps = 0;
-    while (step_ < options_.steps) {
-      const double loss = TrainStep();
-      ++step_;
-      ++window_steps;
-      loss_sum_ += loss;
-      ++loss_count_;
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
-      const double tokens_per_second =
-          window_steps * options_.batch_size * options_.window / std::max(seconds, 1e-9);
-      if (on_progress) {
-        on_progress({step_, options_.steps, loss_sum_ / loss_count_, tokens_per_second});
-      }
-      if (step_ % options_.validate_every == 0 || step_ == options_.steps) {
-        log_.push_back({step_, loss_sum_ / loss_count_, ValidationLoss(), LearningRate(step_ - 1),
-                        tokens_per_second});
-        loss_sum_ = 0.0;
-        loss_count_ = 0;
-        if (on_log && WritesFiles()) on_log(log_);
-      }
-      if ((step_ % options_.checkpoint_every == 0 || step_ == options_.steps) && WritesFiles()) {
-        SaveState(state_path);
-      }
+    TrainingLoop::Hooks hooks;
+    hooks.loss = [this](DfTransformerImpl& model) { return StepLoss(model); };
+    if (group_) {
+      hooks.after_backward = [this](DfTransformerImpl& model, const at::Tensor& loss) {
+        return SumAcrossRanks(model, loss);
+      };
     }
+    hooks.validation_loss = [this](DfTransformerImpl& ema) { return Loss(ema, validation_batch_); };
+    hooks.checkpoint = [this, &state_path] { SaveState(state_path); };
+    hooks.writes_files = options_.data_parallel.rank == 0;
+    loop_.Run(hooks, on_progress, on_log);
   }
 
-  DfTransformerImpl& ema_model() { return *ema_; }
-  const std::vector<TrainLogRow>& log() const { return log_; }
+  DfTransformerImpl& ema_model() { return loop_.ema(); }
+  const std::vector<TrainLogRow>& log() const { return loop_.log(); }
 
-  double ValidationLoss() {
-    torch::NoGradGuard no_grad;
-    return Loss(*ema_, validation_batch_).item<double>();
-  }
+  double ValidationLoss() { return Loss(loop_.ema(), validation_batch_); }
 
  private:
   // Windows uniform over every (sequence, start) pair of `sequences`.
@@ -200,8 +150,8 @@ class Trainer::Impl {
 
   // Mean squared error over the noisy tokens of `batch`, divided by
   // `noisy_tokens` (default: the batch's own count).
-  at::Tensor Loss(DfTransformerImpl& model, const Batch& batch,
-                  at::Tensor noisy_tokens = at::Tensor()) const {
+  at::Tensor NoisyTokenLoss(DfTransformerImpl& model, const Batch& batch,
+                            at::Tensor noisy_tokens = at::Tensor()) const {
     const at::Tensor out =
         model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr, batch.known_actions);
     const at::Tensor per_token = (out - batch.target).pow(2).mean(-1);
@@ -209,8 +159,10 @@ class Trainer::Impl {
     return (per_token * batch.noisy_mask).sum() / noisy_tokens.clamp_min(1.0);
   }
 
-  // Rank 0 (or a process training alone) writes the state and the model.
-  bool WritesFiles() const { return options_.data_parallel.rank == 0; }
+  double Loss(DfTransformerImpl& ema, const Batch& batch) const {
+    torch::NoGradGuard no_grad;
+    return NoisyTokenLoss(ema, batch).item<double>();
+  }
 
   // This rank's windows of a global batch.
   Batch Share(const Batch& global) const {
@@ -222,42 +174,26 @@ class Trainer::Impl {
                  rows(global.noisy_mask), rows(global.known_actions)};
   }
 
-  double LearningRate(int step) const {
-    return WarmupCosineLearningRate(step, options_.steps, options_.warmup_steps,
-                                    options_.learning_rate, options_.min_learning_rate_ratio);
-  }
-
-  double TrainStep() {
-    model_->train();
-    // Every rank draws the whole global batch and trains on its share,
-    // normalized by the global count: the summed gradients are then the
-    // gradient of the global batch (data_parallel.h).
+  // Every rank draws the whole global batch and trains on its share,
+  // normalized by the global count: the summed gradients are then the
+  // gradient of the global batch (data_parallel.h).
+  at::Tensor StepLoss(DfTransformerImpl& model) {
     const Batch global =
         ToDevice(MakeBatch(train_, options_.batch_size, generator_), options_.device);
-    const Batch batch = Share(global);
-    for (auto& group : optimizer_.param_groups()) {
-      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(LearningRate(step_));
+    const CudaBf16Autocast autocast(options_.mixed_precision);
+    return NoisyTokenLoss(model, Share(global), global.noisy_mask.sum());
+  }
+
+  // The gradients and the loss summed over the ranks.
+  at::Tensor SumAcrossRanks(DfTransformerImpl& model, const at::Tensor& loss) {
+    std::vector<at::Tensor> summed;
+    for (const auto& parameter : model.parameters()) {
+      if (parameter.grad().defined()) summed.push_back(parameter.grad());
     }
-    optimizer_.zero_grad();
-    at::Tensor loss;
-    {
-      const CudaBf16Autocast autocast(options_.mixed_precision);
-      loss = Loss(*model_, batch, global.noisy_mask.sum());
-    }
-    loss.backward();
-    if (group_) {
-      std::vector<at::Tensor> summed;
-      for (const auto& parameter : model_->parameters()) {
-        if (parameter.grad().defined()) summed.push_back(parameter.grad());
-      }
-      loss = loss.detach().reshape({1});
-      summed.push_back(loss);
-      group_->SumAcrossRanks(summed);
-    }
-    torch::nn::utils::clip_grad_norm_(model_->parameters(), options_.grad_clip);
-    optimizer_.step();
-    UpdateEma(*ema_, *model_, options_.ema_decay, step_);
-    return loss.item<double>();
+    at::Tensor total = loss.detach().reshape({1});
+    summed.push_back(total);
+    group_->SumAcrossRanks(summed);
+    return total;
   }
 
   std::string Signature() const {
@@ -274,18 +210,8 @@ class Trainer::Impl {
   void SaveState(const std::string& path) {
     torch::serialize::OutputArchive archive;
     archive.write("signature", c10::IValue(Signature()));
-    archive.write("step", c10::IValue(static_cast<int64_t>(step_)));
-    archive.write("loss_sum", c10::IValue(loss_sum_));
-    archive.write("loss_count", c10::IValue(static_cast<int64_t>(loss_count_)));
     archive.write("generator", generator_.get_state());
-    archive.write("log", LogToTensor(log_));
-    torch::serialize::OutputArchive model, ema, optimizer;
-    model_->save(model);
-    ema_->save(ema);
-    optimizer_.save(optimizer);
-    archive.write("model", model);
-    archive.write("ema", ema);
-    archive.write("optimizer", optimizer);
+    loop_.Save(archive);
     std::ostringstream bytes;
     archive.save_to(bytes);
     internal::WriteFileAtomically(path, bytes.str());
@@ -298,31 +224,17 @@ class Trainer::Impl {
     try {
       torch::serialize::InputArchive archive;
       archive.load_from(path, options_.device);
-      c10::IValue signature, step, loss_sum, loss_count;
+      c10::IValue signature;
       archive.read("signature", signature);
       if (signature.toStringRef() != Signature()) {
         throw std::runtime_error("cannot resume from " + path +
                                  ": it was written with other model or training options (" +
                                  signature.toStringRef() + " vs " + Signature() + ")");
       }
-      archive.read("step", step);
-      archive.read("loss_sum", loss_sum);
-      archive.read("loss_count", loss_count);
-      at::Tensor generator_state, log;
+      at::Tensor generator_state;
       archive.read("generator", generator_state);
-      archive.read("log", log);
-      torch::serialize::InputArchive model, ema, optimizer;
-      archive.read("model", model);
-      archive.read("ema", ema);
-      archive.read("optimizer", optimizer);
-      model_->load(model);
-      ema_->load(ema);
-      optimizer_.load(optimizer);
+      loop_.Load(archive);
       generator_.set_state(generator_state);
-      step_ = static_cast<int>(step.toInt());
-      loss_sum_ = loss_sum.toDouble();
-      loss_count_ = static_cast<int>(loss_count.toInt());
-      log_ = LogFromTensor(log);
     } catch (const c10::Error& e) {
       throw std::runtime_error("cannot resume from " + path + ": truncated or corrupt state (" +
                                e.what_without_backtrace() + ")");
@@ -333,16 +245,11 @@ class Trainer::Impl {
   const NoiseSchedule& schedule_;
   TrainerOptions options_;
   std::vector<at::Tensor> train_, validation_;
-  DfTransformer model_, ema_;
-  torch::optim::AdamW optimizer_;
+  TrainingLoop loop_;
   at::Generator generator_;
   at::Tensor alpha_bar_;  // [T + 1], index t + 1
   Batch validation_batch_;
   std::unique_ptr<ProcessGroup> group_;  // data-parallel training only
-  int step_ = 0;
-  double loss_sum_ = 0.0;
-  int loss_count_ = 0;
-  std::vector<TrainLogRow> log_;
 };
 
 Trainer::Trainer(const TransformerConfig& config, const NoiseSchedule& schedule,
