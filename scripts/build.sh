@@ -19,4 +19,6 @@ cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" "${extra[@]}" 
 echo "build: compiling with $(nproc) jobs (the first build takes several minutes)"
 targets=()
 for target in ${DFMPC_BUILD_TARGETS:-}; do targets+=(--target "$target"); done
+start=$SECONDS
 cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"
+echo "build: $build_dir compiled in $((SECONDS - start)) s"

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "distill_world_model.h"
+#include "optimizer_flags.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "training_plot.h"
@@ -72,12 +73,9 @@ void AddDistillCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--teacher-levels", o->job.teacher_levels,
                   "the teacher's K, even (default: a distilled teacher's own, else 16)");
   worldmodel::DistillerOptions& d = o->job.distiller;
-  cmd->add_option("--steps", d.steps, "optimizer steps")->capture_default_str();
-  cmd->add_option("--batch", d.batch_size, "windows per step")->capture_default_str();
+  AddOptimizerFlags(*cmd, d, "windows", "windows and noise");
   cmd->add_option("--window", o->job.window,
                   "tokens per window (default: the teacher's training window)");
-  cmd->add_option("--lr", d.learning_rate, "peak learning rate")->capture_default_str();
-  cmd->add_option("--warmup", d.warmup_steps, "linear warmup steps")->capture_default_str();
   cmd->add_option("--ema", d.ema_decay, "EMA decay of the student's sampling weights")
       ->capture_default_str();
   cmd->add_option("--pyramid-prob", d.pyramid_prob,
@@ -91,7 +89,6 @@ void AddDistillCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--validation-fraction", o->job.validation_fraction,
                   "fraction of episodes held out (the last ones)")
       ->capture_default_str();
-  cmd->add_option("--seed", d.seed, "seed of windows and noise")->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
   cmd->callback([o] { RunDistill(*o); });
 }

@@ -14,6 +14,7 @@
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/trainer.h"
+#include "optimizer_flags.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "train_world_model.h"
@@ -119,16 +120,9 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_flag("--resume", o->resume, "continue from <stem>.state of an interrupted run");
   cmd->add_flag("--no-observation-deltas", o->absolute_only,
                 "tokens [a_{t-1}, o_t] without the change o_t - o_{t-1}");
-  cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
-  cmd->add_option("--batch", o->trainer.batch_size, "windows per step")->capture_default_str();
+  AddOptimizerFlags(*cmd, o->trainer, "windows", "weights, data order and noise");
   cmd->add_option("--window", o->trainer.window, "tokens per window (longest attention span)")
       ->capture_default_str();
-  cmd->add_option("--lr", o->trainer.learning_rate, "peak learning rate")->capture_default_str();
-  cmd->add_option("--warmup", o->trainer.warmup_steps, "linear warmup steps")
-      ->capture_default_str();
-  cmd->add_option("--weight-decay", o->trainer.weight_decay, "AdamW weight decay")
-      ->capture_default_str();
-  cmd->add_option("--grad-clip", o->trainer.grad_clip, "gradient norm clip")->capture_default_str();
   cmd->add_option("--ema", o->trainer.ema_decay, "EMA decay of the sampling weights")
       ->capture_default_str();
   cmd->add_option("--pyramid-prob", o->trainer.pyramid_prob,
@@ -166,8 +160,6 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--width", o->model.width, "model width")->capture_default_str();
   cmd->add_option("--depth", o->model.depth, "transformer blocks")->capture_default_str();
   cmd->add_option("--heads", o->model.heads, "attention heads")->capture_default_str();
-  cmd->add_option("--seed", o->trainer.seed, "seed of weights, data order and noise")
-      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "intra-op threads")->capture_default_str();
   AddDeviceFlag(*cmd, o->device);
   cmd->add_flag("--mixed-precision", o->trainer.mixed_precision,

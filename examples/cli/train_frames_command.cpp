@@ -22,6 +22,7 @@
 #include "dfmpc/envs/image_io.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/frame_tokenizer.h"
+#include "optimizer_flags.h"
 #include "output_path.h"
 #include "plot/plot.h"
 #include "progress_bar.h"
@@ -208,17 +209,13 @@ void AddTrainFramesCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--channels", o->model.channels,
                   "channels of the first convolution (then 2x, 4x, 4x)")
       ->capture_default_str();
-  cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
-  cmd->add_option("--batch", o->trainer.batch_size, "frames per step")->capture_default_str();
+  AddOptimizerFlags(*cmd, o->trainer, "frames", "weights and batches");
   cmd->add_option("--foreground-weight", o->trainer.foreground_weight,
                   "extra loss weight of pixels that differ from the mean frame (the moving parts)")
-      ->capture_default_str();
-  cmd->add_option("--lr", o->trainer.learning_rate, "AdamW learning rate (cosine decay)")
       ->capture_default_str();
   cmd->add_option("--validate-every", o->trainer.validate_every,
                   "steps between validations (and model/plot writes)")
       ->capture_default_str();
-  cmd->add_option("--seed", o->trainer.seed, "seed of weights and batches")->capture_default_str();
   cmd->add_option("--validation-fraction", o->validation_fraction,
                   "fraction of episodes held out (the last ones), as in `dfmpc train`")
       ->capture_default_str();

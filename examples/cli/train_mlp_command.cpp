@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "device_flag.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
+#include "optimizer_flags.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "train_mlp.h"
@@ -92,11 +93,7 @@ void AddTrainMlpCommand(CLI::App& app, const std::string& command_line) {
                   "a frame tokenizer from `dfmpc train-frames`: train on the latents of the "
                   "datasets' frames (the latent baseline of `dfmpc rollout --mlp`)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--steps", o->trainer.steps, "optimizer steps")->capture_default_str();
-  cmd->add_option("--batch", o->trainer.batch_size, "transitions per step")->capture_default_str();
-  cmd->add_option("--lr", o->trainer.learning_rate, "AdamW learning rate")->capture_default_str();
-  cmd->add_option("--seed", o->trainer.seed, "seed of weights and data order")
-      ->capture_default_str();
+  AddOptimizerFlags(*cmd, o->trainer, "transitions", "weights and data order");
   cmd->add_option("--validation-fraction", o->validation_fraction,
                   "fraction of episodes held out (the last ones), as in `dfmpc train`")
       ->capture_default_str();

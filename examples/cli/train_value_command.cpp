@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "device_flag.h"
+#include "optimizer_flags.h"
 #include "output_path.h"
 #include "progress_bar.h"
 #include "train_value.h"
@@ -69,11 +70,7 @@ void AddTrainValueCommand(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--width", job.config.width, "hidden units per layer")->capture_default_str();
   cmd->add_option("--layers", job.config.hidden_layers, "hidden layers")->capture_default_str();
-  cmd->add_option("--steps", job.trainer.steps, "optimizer steps")->capture_default_str();
-  cmd->add_option("--batch", job.trainer.batch_size, "steps per batch")->capture_default_str();
-  cmd->add_option("--lr", job.trainer.learning_rate, "AdamW learning rate")->capture_default_str();
-  cmd->add_option("--seed", job.trainer.seed, "seed of weights and data order")
-      ->capture_default_str();
+  AddOptimizerFlags(*cmd, job.trainer, "steps of the data", "weights and data order");
   cmd->add_option("--validation-fraction", job.validation_fraction,
                   "fraction of episodes held out (the last ones), as in `dfmpc train`")
       ->capture_default_str();

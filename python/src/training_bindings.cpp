@@ -194,18 +194,25 @@ py::dict TrainValue(const std::vector<std::string>& data, const std::string& out
 }  // namespace
 
 void BindTraining(py::module_& module) {
+  using worldmodel::OptimizerOptions;
+  py::class_<OptimizerOptions>(module, "OptimizerOptions",
+                               "The optimiser's settings of every training run "
+                               "(optimizer_options.h).")
+      .def(py::init<>())
+      .def_readwrite("steps", &OptimizerOptions::steps)
+      .def_readwrite("batch_size", &OptimizerOptions::batch_size)
+      .def_readwrite("learning_rate", &OptimizerOptions::learning_rate)
+      .def_readwrite("min_learning_rate_ratio", &OptimizerOptions::min_learning_rate_ratio)
+      .def_readwrite("warmup_steps", &OptimizerOptions::warmup_steps)
+      .def_readwrite("weight_decay", &OptimizerOptions::weight_decay)
+      .def_readwrite("grad_clip", &OptimizerOptions::grad_clip)
+      .def_readwrite("seed", &OptimizerOptions::seed);
   using worldmodel::TrainerOptions;
   using worldmodel::TransformerConfig;
-  py::class_<TrainerOptions>(module, "TrainerOptions", "The trainer's options (trainer.h).")
+  py::class_<TrainerOptions, OptimizerOptions>(module, "TrainerOptions",
+                                               "The trainer's options (trainer.h).")
       .def(py::init<>())
-      .def_readwrite("steps", &TrainerOptions::steps)
-      .def_readwrite("batch_size", &TrainerOptions::batch_size)
       .def_readwrite("window", &TrainerOptions::window)
-      .def_readwrite("learning_rate", &TrainerOptions::learning_rate)
-      .def_readwrite("min_learning_rate_ratio", &TrainerOptions::min_learning_rate_ratio)
-      .def_readwrite("warmup_steps", &TrainerOptions::warmup_steps)
-      .def_readwrite("weight_decay", &TrainerOptions::weight_decay)
-      .def_readwrite("grad_clip", &TrainerOptions::grad_clip)
       .def_readwrite("ema_decay", &TrainerOptions::ema_decay)
       .def_readwrite("clean_prob", &TrainerOptions::clean_prob)
       .def_readwrite("timestep_power", &TrainerOptions::timestep_power)
@@ -214,7 +221,6 @@ void BindTraining(py::module_& module) {
       .def_readwrite("validate_every", &TrainerOptions::validate_every)
       .def_readwrite("validation_windows", &TrainerOptions::validation_windows)
       .def_readwrite("checkpoint_every", &TrainerOptions::checkpoint_every)
-      .def_readwrite("seed", &TrainerOptions::seed)
       .def_readwrite("mixed_precision", &TrainerOptions::mixed_precision);
   py::class_<TransformerConfig>(module, "TransformerConfig",
                                 "The world model's size (transformer.h).")
@@ -225,33 +231,19 @@ void BindTraining(py::module_& module) {
       .def_readwrite("mlp_ratio", &TransformerConfig::mlp_ratio)
       .def_readwrite("num_timesteps", &TransformerConfig::num_timesteps);
   using worldmodel::DistillerOptions;
-  py::class_<DistillerOptions>(module, "DistillerOptions",
-                               "The step distiller's options (distiller.h).")
+  py::class_<DistillerOptions, OptimizerOptions>(module, "DistillerOptions",
+                                                 "The step distiller's options (distiller.h).")
       .def(py::init<>())
-      .def_readwrite("steps", &DistillerOptions::steps)
-      .def_readwrite("batch_size", &DistillerOptions::batch_size)
-      .def_readwrite("learning_rate", &DistillerOptions::learning_rate)
-      .def_readwrite("min_learning_rate_ratio", &DistillerOptions::min_learning_rate_ratio)
-      .def_readwrite("warmup_steps", &DistillerOptions::warmup_steps)
-      .def_readwrite("weight_decay", &DistillerOptions::weight_decay)
-      .def_readwrite("grad_clip", &DistillerOptions::grad_clip)
       .def_readwrite("ema_decay", &DistillerOptions::ema_decay)
       .def_readwrite("clean_prob", &DistillerOptions::clean_prob)
       .def_readwrite("pyramid_prob", &DistillerOptions::pyramid_prob)
       .def_readwrite("known_action_prob", &DistillerOptions::known_action_prob)
       .def_readwrite("validate_every", &DistillerOptions::validate_every)
-      .def_readwrite("validation_windows", &DistillerOptions::validation_windows)
-      .def_readwrite("seed", &DistillerOptions::seed);
+      .def_readwrite("validation_windows", &DistillerOptions::validation_windows);
   using worldmodel::MlpTrainOptions;
-  py::class_<MlpTrainOptions>(module, "MlpTrainOptions",
-                              "The MLP baseline's training options (mlp_dynamics.h).")
-      .def(py::init<>())
-      .def_readwrite("steps", &MlpTrainOptions::steps)
-      .def_readwrite("batch_size", &MlpTrainOptions::batch_size)
-      .def_readwrite("learning_rate", &MlpTrainOptions::learning_rate)
-      .def_readwrite("min_learning_rate_ratio", &MlpTrainOptions::min_learning_rate_ratio)
-      .def_readwrite("weight_decay", &MlpTrainOptions::weight_decay)
-      .def_readwrite("seed", &MlpTrainOptions::seed);
+  py::class_<MlpTrainOptions, OptimizerOptions>(
+      module, "MlpTrainOptions", "The MLP baseline's training options (mlp_dynamics.h).")
+      .def(py::init<>());
   module.def("train_mlp", &TrainMlp, py::arg("data"), py::arg("out"), py::kw_only(),
              py::arg("ensemble") = 0, py::arg("tokenizer") = "",
              py::arg("validation_fraction") = 0.1, py::arg("device") = "cpu",

@@ -89,15 +89,20 @@ def test_bad_options_and_files_are_clear_errors(dataset, tmp_path):
 def test_train_mlp_equals_the_tool_and_its_ensemble_drives_the_peer(dataset, dfmpc_tool,
                                                                      tmp_path):
     seen = []
+    # The optimiser's keywords are the flags of every training command.
     result = dfmpc.train_mlp([str(dataset)], str(tmp_path / "mlp.pt"), steps=30, batch_size=32,
+                             warmup_steps=5, grad_clip=0.5, min_learning_rate_ratio=0.2,
                              seed=2, threads=1, progress=lambda *p: seen.append(p))
     assert result["members"] == 1 and result["best_loss"] < result["untrained_loss"]
     assert seen[-1][:2] == (0, 30)
     tool = subprocess.run(
         [dfmpc_tool, "train-mlp", "--data", str(dataset), "--out", str(tmp_path / "cli.pt"),
-         "--steps", "30", "--batch", "32", "--seed", "2", "--threads", "1"],
+         "--steps", "30", "--batch", "32", "--warmup", "5", "--grad-clip", "0.5",
+         "--min-lr-ratio", "0.2", "--seed", "2", "--threads", "1"],
         check=True, capture_output=True, text=True)
     assert f"validation loss {result['best_loss']:.3g} " in tool.stderr
+    with pytest.raises(ValueError, match="gradient clip must be >= 0"):
+        dfmpc.train_mlp([str(dataset)], str(tmp_path / "x.pt"), grad_clip=-1.0)
 
     ensemble = tmp_path / "ensemble.pt"
     result = dfmpc.train_mlp([str(dataset)], str(ensemble), ensemble=2, steps=10, threads=1)

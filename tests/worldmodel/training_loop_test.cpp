@@ -20,13 +20,13 @@ using testing::TinyModel;
 
 WindowTrainingSettings Settings(int steps) {
   WindowTrainingSettings settings{};
-  settings.steps = steps;
-  settings.batch_size = 2;
+  settings.optimizer.steps = steps;
+  settings.optimizer.batch_size = 2;
   settings.window = 4;
-  settings.learning_rate = 1e-2;
-  settings.min_learning_rate_ratio = 0.1;
-  settings.warmup_steps = 2;
-  settings.grad_clip = 1.0;
+  settings.optimizer.learning_rate = 1e-2;
+  settings.optimizer.min_learning_rate_ratio = 0.1;
+  settings.optimizer.warmup_steps = 2;
+  settings.optimizer.grad_clip = 1.0;
   settings.ema_decay = 0.9;
   return settings;
 }

@@ -1,8 +1,7 @@
-// Training of the frame autoencoder: pixel MSE, AdamW with cosine decay,
-// batches and validation of uint8 frames.
+// Training of the frame autoencoder: pixel MSE, scheduled AdamW, batches
+// and validation of uint8 frames.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/optim/adamw.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,7 +13,7 @@
 
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/frame_tokenizer.h"
-#include "learning_rate.h"
+#include "scheduled_adamw.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -54,22 +53,10 @@ Validation Score(FrameAutoencoderImpl& model, const at::Tensor& frames) {
           FramePsnr(at::cat(reconstructions), frames)};
 }
 
-void SetLearningRate(torch::optim::Optimizer& optimizer, double rate) {
-  for (auto& group : optimizer.param_groups()) {
-    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(rate);
-  }
-}
-
 }  // namespace
 
 void FrameTrainOptions::Validate() const {
-  Require(steps > 0, "frame training: steps must be positive, not " + std::to_string(steps));
-  Require(batch_size > 0,
-          "frame training: batch size must be positive, not " + std::to_string(batch_size));
-  Require(learning_rate > 0, "frame training: learning rate must be positive");
-  Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
-          "frame training: min learning rate ratio must be in [0, 1]");
-  Require(weight_decay >= 0, "frame training: weight decay must be >= 0");
+  OptimizerOptions::Validate("frame training");
   Require(foreground_weight >= 0, "frame training: foreground weight must be >= 0");
   Require(validate_every > 0,
           "frame training: validate_every must be positive, not " + std::to_string(validate_every));
@@ -90,9 +77,7 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
   const c10::Device device = ModuleDevice(model);
   at::Generator generator = at::detail::createCPUGenerator(options.seed);
   const at::Tensor mean_frame = MeanFramePixels(train).unsqueeze(0).to(device);
-  torch::optim::AdamW optimizer(
-      model.parameters(),
-      torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
+  ScheduledAdamW optimizer(model.parameters(), options);
   using Clock = std::chrono::steady_clock;
   std::vector<FrameTrainLogRow> log;
   double loss_sum = 0.0;  // since the previous row
@@ -101,20 +86,16 @@ std::vector<FrameTrainLogRow> TrainFrameAutoencoder(
   model.train();
   for (int step = 1; step <= options.steps; ++step) {
     const Clock::time_point start = Clock::now();
-    SetLearningRate(optimizer, WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0,
-                                                        options.learning_rate,
-                                                        options.min_learning_rate_ratio));
-    const at::Tensor picks = at::randint(train.size(0), {options.batch_size}, generator, at::kLong);
-    const at::Tensor pixels =
-        ToDevice(FramesToPixels(train.index_select(0, picks)), device, at::kFloat);
-    const at::Tensor foreground =
-        (pixels - mean_frame).abs().amax(1, /*keepdim=*/true).gt(kForegroundThreshold);
-    const at::Tensor weight = 1.0 + options.foreground_weight * foreground.to(at::kFloat);
-    const at::Tensor loss =
-        (weight * (model.Reconstruct(pixels) - pixels).square()).mean() / weight.mean();
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
+    const at::Tensor loss = optimizer.Step(step - 1, [&] {
+      const at::Tensor picks =
+          at::randint(train.size(0), {options.batch_size}, generator, at::kLong);
+      const at::Tensor pixels =
+          ToDevice(FramesToPixels(train.index_select(0, picks)), device, at::kFloat);
+      const at::Tensor foreground =
+          (pixels - mean_frame).abs().amax(1, /*keepdim=*/true).gt(kForegroundThreshold);
+      const at::Tensor weight = 1.0 + options.foreground_weight * foreground.to(at::kFloat);
+      return (weight * (model.Reconstruct(pixels) - pixels).square()).mean() / weight.mean();
+    });
     loss_sum += loss.item<double>();
     ++losses;
     train_seconds += std::chrono::duration<double>(Clock::now() - start).count();

@@ -83,15 +83,6 @@ at::Tensor MlpDynamicsImpl::Rollout(const at::Tensor& token, const at::Tensor& a
       [this](const at::Tensor& x, const at::Tensor& a) { return Forward(x, a); });
 }
 
-void MlpTrainOptions::Validate() const {
-  Require(steps >= 0, "MLP training: steps must be >= 0");
-  Require(batch_size > 0, "MLP training: batch size must be positive");
-  Require(learning_rate > 0, "MLP training: learning rate must be positive");
-  Require(min_learning_rate_ratio >= 0 && min_learning_rate_ratio <= 1,
-          "MLP training: min learning rate ratio must be in [0, 1]");
-  Require(weight_decay >= 0, "MLP training: weight decay must be >= 0");
-}
-
 double MlpDynamicsLoss(MlpDynamicsImpl& model, const std::vector<at::Tensor>& sequences) {
   const Transitions all = AllTransitions(sequences, model.config().layout, ModuleDevice(model));
   at::NoGradGuard no_grad;

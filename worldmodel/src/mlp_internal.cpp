@@ -2,15 +2,14 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/optim/adamw.h>
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dfmpc/worldmodel/device.h"
-#include "learning_rate.h"
 #include "model_archive.h"
+#include "scheduled_adamw.h"
 
 namespace dfmpc::worldmodel::internal {
 
@@ -60,22 +59,13 @@ void TrainOnRandomRows(torch::nn::Module& model, int64_t rows, c10::Device devic
                        const std::function<at::Tensor(const at::Tensor&)>& batch_loss,
                        const std::function<void(int, double)>& on_progress) {
   at::Generator generator = at::detail::createCPUGenerator(options.seed);
-  torch::optim::AdamW optimizer(
-      model.parameters(),
-      torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
+  ScheduledAdamW optimizer(model.parameters(), options);
   model.train();
   for (int step = 1; step <= options.steps; ++step) {
-    for (auto& group : optimizer.param_groups()) {
-      static_cast<torch::optim::AdamWOptions&>(group.options())
-          .lr(WarmupCosineLearningRate(step - 1, options.steps, /*warmup=*/0, options.learning_rate,
-                                       options.min_learning_rate_ratio));
-    }
-    const at::Tensor picks =
-        ToDevice(at::randint(rows, {options.batch_size}, generator, at::kLong), device, at::kLong);
-    const at::Tensor loss = batch_loss(picks);
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
+    const at::Tensor loss = optimizer.Step(step - 1, [&] {
+      return batch_loss(ToDevice(at::randint(rows, {options.batch_size}, generator, at::kLong),
+                                 device, at::kLong));
+    });
     if (on_progress) on_progress(step, loss.item<double>());
   }
   model.eval();

@@ -27,8 +27,8 @@ using OneStep = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
 at::Tensor RolloutOneStep(const TokenLayout& layout, const at::Tensor& token,
                           const at::Tensor& actions, const OneStep& step);
 
-// Trains `model` for options.steps AdamW steps (cosine learning-rate decay,
-// no warm-up) on batches of `rows` example rows drawn uniformly by a CPU
+// Trains `model` for options.steps steps of scheduled AdamW
+// (scheduled_adamw.h) on batches of `rows` example rows drawn uniformly by a CPU
 // generator seeded with options.seed, so a seed draws the same rows on every
 // device. `batch_loss(picks)` is the loss of the rows `picks` (long, on
 // `device`). `on_progress(step, loss)` follows every step. Leaves the model

@@ -1,12 +1,8 @@
 #include "training_loop.h"
 
-#include <torch/nn/utils/clip_grad.h>
-
 #include <algorithm>
 #include <chrono>
 #include <utility>
-
-#include "learning_rate.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -42,9 +38,7 @@ TrainingLoop::TrainingLoop(DfTransformer model, DfTransformer ema,
       settings_(settings),
       validate_every_(validate_every),
       checkpoint_every_(checkpoint_every),
-      optimizer_(
-          model_->parameters(),
-          torch::optim::AdamWOptions(settings.learning_rate).weight_decay(settings.weight_decay)) {
+      optimizer_(model_->parameters(), settings.optimizer) {
   CopyWeights(*model_, *ema_);
   ema_->eval();
 }
@@ -54,7 +48,8 @@ void TrainingLoop::Run(const Hooks& hooks,
                        const std::function<void(const std::vector<TrainLogRow>&)>& on_log) {
   const auto start = std::chrono::steady_clock::now();
   int run_steps = 0;  // of this call: a resumed run's throughput is its own
-  while (step_ < settings_.steps) {
+  const int steps = settings_.optimizer.steps;
+  while (step_ < steps) {
     const double loss = Step(hooks);
     ++step_;
     ++run_steps;
@@ -62,15 +57,14 @@ void TrainingLoop::Run(const Hooks& hooks,
     ++loss_count_;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double tokens_per_second = static_cast<double>(run_steps) * settings_.batch_size *
-                                     settings_.window / std::max(seconds, 1e-9);
-    if (on_progress) {
-      on_progress({step_, settings_.steps, loss_sum_ / loss_count_, tokens_per_second});
-    }
-    const bool last = step_ == settings_.steps;
+    const double tokens_per_second = static_cast<double>(run_steps) *
+                                     settings_.optimizer.batch_size * settings_.window /
+                                     std::max(seconds, 1e-9);
+    if (on_progress) on_progress({step_, steps, loss_sum_ / loss_count_, tokens_per_second});
+    const bool last = step_ == steps;
     if (step_ % validate_every_ == 0 || last) {
       log_.push_back({step_, loss_sum_ / loss_count_, hooks.validation_loss(*ema_),
-                      LearningRate(step_ - 1), tokens_per_second});
+                      optimizer_.LearningRate(step_ - 1), tokens_per_second});
       loss_sum_ = 0.0;
       loss_count_ = 0;
       if (on_log && hooks.writes_files) on_log(log_);
@@ -84,22 +78,14 @@ void TrainingLoop::Run(const Hooks& hooks,
 
 double TrainingLoop::Step(const Hooks& hooks) {
   model_->train();
-  for (auto& group : optimizer_.param_groups()) {
-    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(LearningRate(step_));
+  std::function<at::Tensor(const at::Tensor&)> after_backward;
+  if (hooks.after_backward) {
+    after_backward = [&](const at::Tensor& loss) { return hooks.after_backward(*model_, loss); };
   }
-  optimizer_.zero_grad();
-  at::Tensor loss = hooks.loss(*model_);
-  loss.backward();
-  if (hooks.after_backward) loss = hooks.after_backward(*model_, loss);
-  torch::nn::utils::clip_grad_norm_(model_->parameters(), settings_.grad_clip);
-  optimizer_.step();
+  const at::Tensor loss = optimizer_.Step(
+      step_, [&] { return hooks.loss(*model_); }, after_backward);
   UpdateEma(*ema_, *model_, settings_.ema_decay, step_);
   return loss.item<double>();
-}
-
-double TrainingLoop::LearningRate(int step) const {
-  return WarmupCosineLearningRate(step, settings_.steps, settings_.warmup_steps,
-                                  settings_.learning_rate, settings_.min_learning_rate_ratio);
 }
 
 void TrainingLoop::Save(torch::serialize::OutputArchive& archive) {
@@ -110,7 +96,7 @@ void TrainingLoop::Save(torch::serialize::OutputArchive& archive) {
   torch::serialize::OutputArchive model, ema, optimizer;
   model_->save(model);
   ema_->save(ema);
-  optimizer_.save(optimizer);
+  optimizer_.adamw().save(optimizer);
   archive.write("model", model);
   archive.write("ema", ema);
   archive.write("optimizer", optimizer);
@@ -129,7 +115,7 @@ void TrainingLoop::Load(torch::serialize::InputArchive& archive) {
   archive.read("optimizer", optimizer);
   model_->load(model);
   ema_->load(ema);
-  optimizer_.load(optimizer);
+  optimizer_.adamw().load(optimizer);
   step_ = static_cast<int>(step.toInt());
   loss_sum_ = loss_sum.toDouble();
   loss_count_ = static_cast<int>(loss_count.toInt());

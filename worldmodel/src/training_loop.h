@@ -1,6 +1,6 @@
 // The optimisation loop the world-model trainer and the step distiller
-// share (internal): AdamW with a linear warm-up and a cosine decay,
-// gradient clipping, an exponential moving average (EMA) of the weights,
+// share (internal): scheduled AdamW (scheduled_adamw.h), an exponential
+// moving average (EMA) of the weights,
 // the EMA's validation loss logged at intervals, progress, and the state a
 // resumed run continues from. What one step's loss is, what happens to the
 // gradients before they are clipped, and what a checkpoint writes belong to
@@ -9,7 +9,6 @@
 #define DFMPC_WORLDMODEL_SRC_TRAINING_LOOP_H_
 
 #include <ATen/core/Tensor.h>
-#include <torch/optim/adamw.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
@@ -18,6 +17,7 @@
 
 #include "dfmpc/worldmodel/trainer.h"
 #include "dfmpc/worldmodel/transformer.h"
+#include "scheduled_adamw.h"
 #include "training_windows.h"
 
 namespace dfmpc::worldmodel {
@@ -66,13 +66,11 @@ class TrainingLoop {
 
  private:
   double Step(const Hooks& hooks);
-  // The rate of 0-based step `step`.
-  double LearningRate(int step) const;
 
   DfTransformer model_, ema_;
   WindowTrainingSettings settings_;
   int validate_every_, checkpoint_every_;
-  torch::optim::AdamW optimizer_;
+  ScheduledAdamW optimizer_;
   int step_ = 0;
   double loss_sum_ = 0.0;  // since the last validation
   int loss_count_ = 0;

@@ -4,7 +4,6 @@
 #include <torch/utils.h>
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include "dfmpc/worldmodel/transformer.h"
@@ -15,15 +14,8 @@ void CheckWindowTrainingSettings(const WindowTrainingSettings& s, const std::str
   const auto require = [&owner](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(owner + ": " + what);
   };
-  require(s.steps >= 1, "steps must be >= 1");
-  require(s.batch_size >= 1, "batch size must be >= 1");
+  s.optimizer.Validate(owner);
   require(s.window >= 1, "window must be >= 1");
-  require(s.learning_rate > 0 && std::isfinite(s.learning_rate), "learning rate must be positive");
-  require(s.min_learning_rate_ratio >= 0 && s.min_learning_rate_ratio <= 1,
-          "min learning rate ratio must be in [0, 1]");
-  require(s.warmup_steps >= 0, "warmup steps must be >= 0");
-  require(s.weight_decay >= 0, "weight decay must be >= 0");
-  require(s.grad_clip > 0, "gradient clip must be positive");
   require(s.ema_decay >= 0 && s.ema_decay < 1, "EMA decay must be in [0, 1)");
   require(s.clean_prob >= 0 && s.clean_prob < 1, "clean probability must be in [0, 1)");
   require(s.pyramid_prob >= 0 && s.pyramid_prob <= 1, "pyramid probability must be in [0, 1]");

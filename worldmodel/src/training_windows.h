@@ -11,25 +11,23 @@
 #include <string>
 #include <vector>
 
+#include "dfmpc/worldmodel/optimizer_options.h"
+
 namespace dfmpc::worldmodel {
 
 class DfTransformerImpl;
 
 // The settings of a run over noisy windows that both option structs hold.
 struct WindowTrainingSettings {
-  int steps, batch_size, window;
-  double learning_rate, min_learning_rate_ratio;
-  int warmup_steps;
-  double weight_decay, grad_clip, ema_decay, clean_prob, pyramid_prob, known_action_prob;
+  OptimizerOptions optimizer;
+  int window;
+  double ema_decay, clean_prob, pyramid_prob, known_action_prob;
 };
 
 // The settings of a trainer's or a distiller's options.
 template <typename Options>
 WindowTrainingSettings WindowSettingsOf(const Options& o) {
-  return {
-      o.steps,        o.batch_size,       o.window,    o.learning_rate, o.min_learning_rate_ratio,
-      o.warmup_steps, o.weight_decay,     o.grad_clip, o.ema_decay,     o.clean_prob,
-      o.pyramid_prob, o.known_action_prob};
+  return {o, o.window, o.ema_decay, o.clean_prob, o.pyramid_prob, o.known_action_prob};
 }
 
 // Throws std::invalid_argument, "<owner>: <what>", for the first impossible

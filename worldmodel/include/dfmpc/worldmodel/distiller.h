@@ -32,21 +32,27 @@
 #include <vector>
 
 #include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/optimizer_options.h"
 #include "dfmpc/worldmodel/trainer.h"
 #include "dfmpc/worldmodel/transformer.h"
 
 namespace dfmpc::worldmodel {
 
-struct DistillerOptions {
+// The optimiser's settings (optimizer_options.h; the seed draws the windows
+// and the noise), then the windows'.
+struct DistillerOptions : OptimizerOptions {
+  DistillerOptions() {
+    steps = 2000;
+    batch_size = 32;  // windows
+    learning_rate = 2e-4;
+    min_learning_rate_ratio = 0.1;
+    warmup_steps = 100;
+    weight_decay = 0.0;
+    grad_clip = 1.0;
+  }
+
   int teacher_levels = 16;  // K of the teacher's grid (even); the student samples at K / 2
-  int steps = 2000;
-  int batch_size = 32;
-  int window = 40;  // tokens per window, at most the teacher's training window
-  double learning_rate = 2e-4;
-  double min_learning_rate_ratio = 0.1;
-  int warmup_steps = 100;
-  double weight_decay = 0.0;
-  double grad_clip = 1.0;
+  int window = 40;          // tokens per window, at most the teacher's training window
   double ema_decay = 0.999;
   double clean_prob = 0.25;
   double pyramid_prob = 0.5;
@@ -54,7 +60,6 @@ struct DistillerOptions {
   Prediction prediction = Prediction::kV;  // the teacher's parameterisation
   int validate_every = 250;
   int validation_windows = 256;
-  uint64_t seed = 0;  // windows and noise
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;

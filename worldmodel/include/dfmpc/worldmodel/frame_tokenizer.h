@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/optimizer_options.h"
 
 namespace dfmpc::worldmodel {
 
@@ -86,19 +87,23 @@ at::Tensor MeanFramePixels(const at::Tensor& frames);
 // they are equal.
 double FramePsnr(const at::Tensor& frames, const at::Tensor& reference);
 
-struct FrameTrainOptions {
-  int steps = 2000;
-  int batch_size = 64;
-  double learning_rate = 2e-3;
-  double min_learning_rate_ratio = 0.05;  // cosine decay to this fraction
-  double weight_decay = 0.0;
+// The optimiser's settings (optimizer_options.h; the seed draws the initial
+// weights and the batches), then the loss's and the validation's.
+struct FrameTrainOptions : OptimizerOptions {
+  FrameTrainOptions() {
+    steps = 2000;
+    batch_size = 64;  // frames
+    learning_rate = 2e-3;
+    min_learning_rate_ratio = 0.05;
+    weight_decay = 0.0;
+  }
+
   // Pixels that differ from the mean training frame (the moving parts: by
   // more than 0.1 in some channel) weigh 1 + this in the loss. Unweighted,
   // a thin pendulum on a static background reconstructs as the background
   // alone: the background's pixels outnumber the pole's a hundredfold.
   double foreground_weight = 20.0;
   int validate_every = 250;
-  uint64_t seed = 0;  // initial weights and batch draws
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;

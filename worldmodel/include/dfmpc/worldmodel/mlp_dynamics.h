@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dfmpc/worldmodel/checkpoint.h"
+#include "dfmpc/worldmodel/optimizer_options.h"
 #include "dfmpc/worldmodel/tokens.h"
 
 namespace dfmpc::worldmodel {
@@ -59,17 +60,19 @@ class MlpDynamicsImpl : public torch::nn::Module {
 
 TORCH_MODULE(MlpDynamics);
 
-struct MlpTrainOptions {
-  int steps = 5000;
-  int batch_size = 256;
-  double learning_rate = 1e-3;
-  // Cosine decay from learning_rate to this fraction of it over the steps.
-  double min_learning_rate_ratio = 0.01;
-  double weight_decay = 0.01;
-  uint64_t seed = 0;  // draws of the transitions
+// The optimiser's settings (optimizer_options.h; the seed draws the
+// transitions) of an MLP dynamics or value model.
+struct MlpTrainOptions : OptimizerOptions {
+  MlpTrainOptions() {
+    steps = 5000;
+    batch_size = 256;  // transitions (value model: rows)
+    learning_rate = 1e-3;
+    min_learning_rate_ratio = 0.01;
+    weight_decay = 0.01;
+  }
 
   // Throws std::invalid_argument naming the first impossible option.
-  void Validate() const;
+  void Validate() const { OptimizerOptions::Validate("MLP training"); }
 };
 
 // Mean squared error of the predicted next normalized observation over every

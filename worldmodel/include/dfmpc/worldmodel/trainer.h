@@ -31,20 +31,26 @@
 
 #include "dfmpc/worldmodel/data_parallel.h"
 #include "dfmpc/worldmodel/noise_schedule.h"
+#include "dfmpc/worldmodel/optimizer_options.h"
 #include "dfmpc/worldmodel/sensor_noise.h"
 #include "dfmpc/worldmodel/transformer.h"
 
 namespace dfmpc::worldmodel {
 
-struct TrainerOptions {
-  int steps = 10000;
-  int batch_size = 32;
-  int window = 40;           // tokens per training window (L)
-  double learning_rate = 1e-3;
-  double min_learning_rate_ratio = 0.1;  // cosine decays to this fraction
-  int warmup_steps = 200;
-  double weight_decay = 0.01;
-  double grad_clip = 1.0;
+// The optimiser's settings (optimizer_options.h; the seed also draws the
+// initial weights and the noise), then the windows'.
+struct TrainerOptions : OptimizerOptions {
+  TrainerOptions() {
+    steps = 10000;
+    batch_size = 32;  // windows
+    learning_rate = 1e-3;
+    min_learning_rate_ratio = 0.1;
+    warmup_steps = 200;
+    weight_decay = 0.01;
+    grad_clip = 1.0;
+  }
+
+  int window = 40;  // tokens per training window (L)
   double ema_decay = 0.999;
   double clean_prob = 0.25;  // probability that a training token is clean
   // Noisy tokens get timestep floor(T v^power), v uniform: 1 is uniform,
@@ -64,7 +70,6 @@ struct TrainerOptions {
   int validate_every = 250;
   int validation_windows = 256;  // fixed windows, fixed noise: comparable over time
   int checkpoint_every = 250;
-  uint64_t seed = 0;  // initial weights, batches and noise
   // Where the model trains. Batches are drawn on the CPU whatever the
   // device, so a seed gives the same windows and noise everywhere; the
   // arithmetic (and so the loss curve) differs by rounding only. The resume
