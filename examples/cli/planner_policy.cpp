@@ -152,6 +152,10 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << "best";
   }
   if (options.guidance_scale > 0.0) text << ", guidance " << options.guidance_scale;
+  if (options.outcome_guidance > 0.0) {
+    text << ", outcome guidance " << options.outcome_guidance << " toward "
+         << options.target_outcome;
+  }
   if (options.action_window > 1) text << ", action window " << options.action_window;
   if (options.action_gain != 1.0) {
     text << ", action gain " << options.action_gain;

@@ -30,6 +30,7 @@ struct TrainCommandOptions {
   bool resume = false;
   bool absolute_only = false;
   bool known_actions = false;
+  bool outcome_condition = false;
   double validation_fraction = 0.1;
   double sensor_noise = 0.0;
   int threads = 1;
@@ -64,6 +65,7 @@ void RunTrain(TrainCommandOptions o) {
   job.resume = o.resume;
   job.observation_deltas = !o.absolute_only;
   job.known_actions = o.known_actions;
+  job.outcome_condition = o.outcome_condition;
   job.validation_fraction = o.validation_fraction;
   job.sensor_noise = o.sensor_noise;
   job.model = o.model;
@@ -142,6 +144,12 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
                 "follow them exactly; see --known-action-prob)");
   cmd->add_option("--known-action-prob", o->trainer.known_action_prob,
                   "with --known-actions: probability that a training token's action is given")
+      ->capture_default_str();
+  cmd->add_flag("--outcome-condition", o->outcome_condition,
+                "condition the model on each window's outcome (its mean reward's quantile among "
+                "the training windows), for the planner's outcome_guidance");
+  cmd->add_option("--outcome-dropout", o->trainer.outcome_dropout,
+                  "with --outcome-condition: probability that a window gets no condition")
       ->capture_default_str();
   cmd->add_option("--timestep-power", o->trainer.timestep_power,
                   "noisy tokens get timestep floor(T v^P), v uniform (1: uniform; >1: more low "

@@ -47,6 +47,23 @@ std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset,
   return sequences;
 }
 
+std::vector<at::Tensor> EpisodeRewards(const envs::Dataset& dataset) {
+  std::vector<at::Tensor> sequences;
+  const at::Tensor rewards = at::from_blob(const_cast<float*>(dataset.rewards.data()),
+                                           {dataset.rewards.size()}, at::kFloat);
+  for (int e = 0; e < dataset.num_episodes(); ++e) {
+    sequences.push_back(
+        rewards.narrow(0, dataset.episode_starts[e], dataset.episode_lengths[e]).clone());
+  }
+  return sequences;
+}
+
+std::vector<at::Tensor> EpisodeTokenRewards(const envs::Dataset& dataset) {
+  std::vector<at::Tensor> sequences = EpisodeRewards(dataset);
+  for (at::Tensor& rewards : sequences) rewards = at::cat({rewards.narrow(0, 0, 1), rewards});
+  return sequences;
+}
+
 EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_fraction,
                            const std::string& source) {
   if (!(validation_fraction > 0 && validation_fraction < 1)) {
@@ -82,8 +99,11 @@ TrainingData LoadTrainingData(const std::vector<std::string>& paths, bool observ
     }
     EpisodeSplit split =
         SplitEpisodes(EpisodeTokenSequences(dataset, data.layout), validation_fraction, path);
+    EpisodeSplit rewards = SplitEpisodes(EpisodeTokenRewards(dataset), validation_fraction, path);
     for (auto [from, to] : {std::pair{&split.train, &data.split.train},
-                            std::pair{&split.validation, &data.split.validation}}) {
+                            std::pair{&split.validation, &data.split.validation},
+                            std::pair{&rewards.train, &data.split.train_rewards},
+                            std::pair{&rewards.validation, &data.split.validation_rewards}}) {
       to->insert(to->end(), from->begin(), from->end());
     }
   }

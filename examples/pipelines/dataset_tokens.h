@@ -34,11 +34,23 @@ void CheckSameData(const envs::DatasetInfo& info, const std::string& path,
 std::vector<at::Tensor> EpisodeTokenSequences(const envs::Dataset& dataset,
                                               const worldmodel::TokenLayout& layout);
 
+// One [L] reward sequence per episode of `dataset` (the rewards of its
+// steps, copied).
+std::vector<at::Tensor> EpisodeRewards(const envs::Dataset& dataset);
+
+// One [L + 1] reward sequence per episode of `dataset`, aligned with
+// EpisodeTokenSequences: token t's is the reward of the step that led to
+// o_t (token 0, which no step led to, gets the first step's).
+std::vector<at::Tensor> EpisodeTokenRewards(const envs::Dataset& dataset);
+
 // Episodes split for training: the last round(fraction * E) episodes (at
-// least one) are held out for validation, the others train.
+// least one) are held out for validation, the others train. The rewards
+// (EpisodeTokenRewards), where filled, are split alike.
 struct EpisodeSplit {
   std::vector<at::Tensor> train;
   std::vector<at::Tensor> validation;
+  std::vector<at::Tensor> train_rewards;
+  std::vector<at::Tensor> validation_rewards;
 };
 
 // Throws std::invalid_argument when the fraction is outside (0, 1) or
@@ -47,10 +59,11 @@ struct EpisodeSplit {
 EpisodeSplit SplitEpisodes(std::vector<at::Tensor> sequences, double validation_fraction,
                            const std::string& source);
 
-// The episodes of one or more datasets for training. Each dataset is split
-// as SplitEpisodes does and the splits are joined, so validation holds
-// episodes of every dataset (e.g. of the nominal and of a randomized
-// simulator). `info` is the first dataset's; `layout` as DatasetLayout.
+// The episodes of one or more datasets for training, with their rewards.
+// Each dataset is split as SplitEpisodes does and the splits are joined, so
+// validation holds episodes of every dataset (e.g. of the nominal and of a
+// randomized simulator). `info` is the first dataset's; `layout` as
+// DatasetLayout.
 struct TrainingData {
   envs::DatasetInfo info;
   worldmodel::TokenLayout layout;

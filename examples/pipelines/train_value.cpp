@@ -16,14 +16,12 @@ namespace {
 // Each episode's [n, D + 1] examples [o_t, v_t] (worldmodel::ValueExamples).
 std::vector<at::Tensor> EpisodeExamples(const envs::Dataset& dataset, double discount) {
   std::vector<at::Tensor> examples;
-  const at::Tensor rewards = at::from_blob(const_cast<float*>(dataset.rewards.data()),
-                                           {dataset.rewards.size()}, at::kFloat);
+  const std::vector<at::Tensor> rewards = EpisodeRewards(dataset);
   for (int e = 0; e < dataset.num_episodes(); ++e) {
     const int64_t start = dataset.episode_starts[e];
     const int64_t length = dataset.episode_lengths[e];
     examples.push_back(worldmodel::ValueExamples(CopyRows(dataset.observations, start, length),
-                                                 rewards.narrow(0, start, length), discount,
-                                                 dataset.info.action_repeat));
+                                                 rewards[e], discount, dataset.info.action_repeat));
   }
   return examples;
 }

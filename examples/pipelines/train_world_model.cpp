@@ -43,6 +43,7 @@ std::vector<worldmodel::TrainLogRow> TrainWorldModel(WorldModelJob job,
   // Attention spans at sampling time must stay within what training showed.
   info.config.max_positions = job.trainer.window;
   info.config.action_input_dim = job.known_actions ? info.layout.action_dim : 0;
+  info.config.outcome_input = job.outcome_condition;
   info.prediction = job.trainer.prediction;
   info.train_window = job.trainer.window;
   info.action_repeat = data.info.action_repeat;
@@ -51,7 +52,10 @@ std::vector<worldmodel::TrainLogRow> TrainWorldModel(WorldModelJob job,
   info.num_timesteps = schedule.num_timesteps();
   if (callbacks.on_start) callbacks.on_start(info, split.train.size(), split.validation.size());
 
-  worldmodel::Trainer trainer(info.config, schedule, job.trainer, split.train, split.validation);
+  worldmodel::Trainer trainer(
+      info.config, schedule, job.trainer, split.train, split.validation,
+      job.outcome_condition ? split.train_rewards : std::vector<at::Tensor>(),
+      job.outcome_condition ? split.validation_rewards : std::vector<at::Tensor>());
   auto on_log = [&](const std::vector<worldmodel::TrainLogRow>& log) {
     if (tokenizer.model) {
       worldmodel::SaveVideoModel(job.out, info, normalizer, trainer.ema_model(), tokenizer);

@@ -25,6 +25,7 @@ struct Range {
 Range AtLeast(double min) { return {min, kInf, false, false}; }
 Range Above(double min) { return {min, kInf, true, false}; }
 Range HalfOpen(double min, double max) { return {min, max, false, true}; }
+Range Closed(double min, double max) { return {min, max, false, false}; }
 const Range kAny;
 
 OptionDescriptor Describe(const char* key, OptionKind kind, const Range& range, const char* doc) {
@@ -125,6 +126,11 @@ std::vector<OptionDescriptor> MakeTable() {
       WithAliases(Field("guidance_scale", &O::guidance_scale, AtLeast(0),
                         "cost guidance: the cost gradient's weight in each denoising step; 0: off"),
                   {"guidance"}),
+      Field("outcome_guidance", &O::outcome_guidance, AtLeast(0),
+            "classifier-free guidance toward target_outcome (a model trained with the outcome "
+            "condition); 0: off, 1: conditioned alone, else two model calls per window"),
+      Field("target_outcome", &O::target_outcome, Closed(0, 1),
+            "the outcome guided toward: a quantile of the training windows' mean reward"),
       Field("eta", &O::eta, AtLeast(0), "DDIM stochasticity; > 0 keeps warm candidates diverse"),
       Field("action_window", &O::action_window, AtLeast(1),
             "the executed action is the mean of the plan's first W actions (<= H); 1: the first "

@@ -69,6 +69,9 @@ class PlanDenoiser {
     engine_.AppendClean(token, cache);
   }
 
+  // Model calls per plan window (2 under outcome guidance other than 0, 1).
+  int ModelCallsPerWindow() const { return engine_.ModelCallsPerWindow(); }
+
  private:
   worldmodel::DenoiseEngine engine_;
 };

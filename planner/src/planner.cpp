@@ -74,6 +74,11 @@ Checkpoint LoadOnto(const std::string& model_path, const std::string& task,
 // against the model.
 PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
   options.Validate();
+  if (options.outcome_guidance > 0.0 && !checkpoint.model->config().outcome_input) {
+    throw std::invalid_argument(
+        "planner: outcome_guidance needs a model trained with the outcome condition (dfmpc "
+        "train --outcome-condition); this one was trained without it");
+  }
   if (options.uncertainty == 0.0) {
     options.uncertainty = static_cast<double>(options.levels) / options.horizon;
   }
@@ -138,7 +143,8 @@ class Planner::Impl {
         graphs_(MakeGraphs()),
         denoiser_(*checkpoint_.model, schedule_,
                   DenoiseOptions{options_.levels, checkpoint.info.prediction, options_.eta,
-                                 options_.guidance_scale},
+                                 options_.guidance_scale, options_.outcome_guidance,
+                                 options_.target_outcome},
                   graphs_.get()),
         cache_(CacheOptions()),
         real_tokens_(checkpoint.info.layout, checkpoint.normalizer, checkpoint.info.task),
@@ -235,7 +241,8 @@ class Planner::Impl {
     const std::function<void()> check = [this, &budget] {
       const Clock::time_point now = Clock::now();
       if (call_.blocks_done == 0) call_.blocks_start = now;
-      budget.CheckBeforeBlock(now, call_.blocks_start, call_.blocks_done++, depth_, call_.after);
+      budget.CheckBeforeBlock(now, call_.blocks_start, call_.blocks_done++, call_.blocks,
+                              call_.after);
     };
     const worldmodel::BetweenBlocks between_blocks(&check);
     const int queued = queue_.size();
@@ -296,6 +303,8 @@ class Planner::Impl {
   void BeginCall(CallKind kind, int tokens, double after) {
     clock_.Begin(kind, tokens);
     call_.blocks_done = 0;
+    // A plan window under outcome guidance runs the model twice.
+    call_.blocks = depth_ * (kind == CallKind::kPlan ? denoiser_.ModelCallsPerWindow() : 1);
     call_.after = after;
   }
 
@@ -305,7 +314,8 @@ class Planner::Impl {
   // would let the prediction decay, so that the next call would start and
   // stop again.
   void EndStoppedCall() {
-    clock_.EndPartly(static_cast<double>(call_.blocks_done - 1) / depth_);  // the last check threw
+    clock_.EndPartly(static_cast<double>(call_.blocks_done - 1) /
+                     call_.blocks);  // the last check threw
   }
 
   // The program of a step with `queued` steps to append: with the block
@@ -561,6 +571,7 @@ class Planner::Impl {
   struct RunningCall {
     Clock::time_point blocks_start;  // its first block's
     int blocks_done = 0;             // BetweenBlocks checks so far: one per block begun
+    int blocks = 0;                  // blocks the call runs in all
     double after = 0.0;              // seconds of work due after it
   } call_;
   int64_t plan_step_ = -1;  // the control step the plan (and action_now_) was made at

@@ -177,11 +177,13 @@ void BindOptions(py::module_& module) {
         row["train_window"] =
             info.train_window > 0 ? info.train_window : checkpoint.model->config().max_positions;
         row["action_repeat"] = info.action_repeat;
+        row["outcome_condition"] = info.config.outcome_input;
         return row;
       },
       py::arg("path"),
       "A world model file's task, distilled levels (0: not distilled), training timesteps, "
-      "window (plan plus context tokens) and action repeat.");
+      "window (plan plus context tokens), action repeat, and whether it takes the outcome "
+      "condition (the planner's outcome_guidance).");
   module.def(
       "option_table",
       [] {

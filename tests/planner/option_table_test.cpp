@@ -36,8 +36,14 @@ OptionValue OtherValue(const OptionDescriptor& option) {
       return !std::get<bool>(initial);
     case OptionKind::kInteger:
       return std::get<std::int64_t>(initial) + 1;
-    case OptionKind::kNumber:
-      return option.max_open ? (option.min + option.max) / 3.0 : std::get<double>(initial) + 0.25;
+    case OptionKind::kNumber: {
+      // Bounded ranges take a point strictly inside (the default may sit on
+      // a bound); unbounded ones a step above the default.
+      if (std::isinf(option.max)) return std::get<double>(initial) + 0.25;
+      const double inside = option.min + (option.max - option.min) / 3.0;
+      return inside == std::get<double>(initial) ? option.min + (option.max - option.min) / 2.0
+                                                 : inside;
+    }
     case OptionKind::kText:
       if (!option.choices.empty()) {
         return option.choices[0] == std::get<std::string>(initial) ? option.choices[1]

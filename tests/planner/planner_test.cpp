@@ -45,6 +45,44 @@ TEST(PlannerTest, WarmEqualsReplanOnTheFirstStep) {
   }
 }
 
+// The shipped pendulum's weights in a model with the outcome input (its
+// own weights untrained): enough to check what guidance does to a step.
+worldmodel::Checkpoint ConditionedPendulum() {
+  worldmodel::Checkpoint conditioned = Pendulum();
+  conditioned.info.config.outcome_input = true;
+  conditioned.model = worldmodel::DfTransformer(conditioned.info.config, 5);
+  torch::NoGradGuard no_grad;
+  const auto trained = Pendulum().model->named_parameters();
+  for (auto& parameter : conditioned.model->named_parameters()) {
+    if (trained.contains(parameter.key())) parameter.value().copy_(trained[parameter.key()]);
+  }
+  conditioned.model->eval();
+  return conditioned;
+}
+
+// Guidance runs a conditioned and an unconditioned call over one cache: the
+// first token still never depends on the calls the replan adds, and the
+// guidance reaches the action.
+TEST(PlannerTest, OutcomeGuidanceKeepsWarmEqualToReplanOnTheFirstStep) {
+  const worldmodel::Checkpoint conditioned = ConditionedPendulum();
+  const Eigen::Vector3d observation(-0.9, 0.43589, 1.5);
+  auto act = [&](PlanMode mode, double weight) {
+    PlannerOptions options = Small(mode);
+    options.outcome_guidance = weight;
+    Planner planner(conditioned, MakeTaskCost(kPendulum), options);
+    planner.Reset(observation);
+    return planner.Act(observation);
+  };
+  const Eigen::VectorXd warm = act(PlanMode::kWarm, 2.5);
+  EXPECT_EQ(warm, act(PlanMode::kReplan, 2.5));
+  EXPECT_NE(warm, act(PlanMode::kWarm, 0.0));
+  // Weight 0 is the planner without guidance, bit for bit.
+  PlannerOptions plain = Small(PlanMode::kWarm);
+  auto unguided = MakePlanner(plain);
+  unguided->Reset(observation);
+  EXPECT_EQ(act(PlanMode::kWarm, 0.0), unguided->Act(observation));
+}
+
 TEST(PlannerTest, ContextCacheEqualsEncodingTheRealTokensAtOnce) {
   PlannerOptions options = Small(PlanMode::kWarm);
   options.context_length = 12;
@@ -195,6 +233,9 @@ TEST(PlannerTest, RejectsImpossibleOptionsAndForeignModels) {
            [](PlannerOptions& o) {
              o.context_length = Pendulum().info.train_window - o.horizon + 1;
            },
+           // The shipped pendulum has no outcome input:
+           [](PlannerOptions& o) { o.outcome_guidance = 2.0; },
+           [](PlannerOptions& o) { o.target_outcome = 1.5; },
            [](PlannerOptions& o) { o.uncertainty = 0.1; }}) {  // ceil(H u) < K: no warm step
     PlannerOptions options = Small(PlanMode::kWarm);
     breaks(options);

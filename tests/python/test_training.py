@@ -40,17 +40,46 @@ def test_train_then_plan(dataset, tmp_path):
         observation, _, _, _, _ = env.step(action)
 
 
-def test_same_losses_as_the_cpp_tool(dataset, dfmpc_tool, tmp_path):
-    log = dfmpc.train([str(dataset)], str(tmp_path / "py.pt"), threads=1, **TINY)
+def assert_same_losses_as_the_tool(log, dfmpc_tool, dataset, tmp_path, *flags):
+    """`dfmpc train` with TINY's settings and `flags` logs the losses of `log`."""
     subprocess.run(
         [dfmpc_tool, "train", "--data", str(dataset), "--out", str(tmp_path / "cli.pt"),
          "--steps", "20", "--batch", "8", "--window", "12", "--width", "32", "--depth", "1",
          "--heads", "2", "--validate-every", "10", "--checkpoint-every", "10", "--warmup", "5",
-         "--seed", "3", "--threads", "1"], check=True, capture_output=True)
+         "--seed", "3", "--threads", "1", *flags], check=True, capture_output=True)
     with open(tmp_path / "cli_loss.csv", newline="") as f:
         cli = [float(row["validation_loss"]) for row in csv.DictReader(f)]
     # loss.csv keeps 6 decimals.
     np.testing.assert_allclose([row["validation_loss"] for row in log], cli, atol=5.1e-7)
+
+
+def test_same_losses_as_the_cpp_tool(dataset, dfmpc_tool, tmp_path):
+    log = dfmpc.train([str(dataset)], str(tmp_path / "py.pt"), threads=1, **TINY)
+    assert_same_losses_as_the_tool(log, dfmpc_tool, dataset, tmp_path)
+
+
+def test_an_outcome_conditioned_model_equals_the_tool_and_plans_with_guidance(
+        dataset, dfmpc_tool, tmp_path):
+    model = tmp_path / "py.pt"
+    log = dfmpc.train([str(dataset)], str(model), threads=1, outcome_condition=True,
+                      outcome_dropout=0.3, **TINY)
+    assert_same_losses_as_the_tool(log, dfmpc_tool, dataset, tmp_path, "--outcome-condition",
+                                   "--outcome-dropout", "0.3")
+    assert dfmpc.model_info(str(model))["outcome_condition"]
+    env = dfmpc.make_env("pendulum_swingup", episode_physics_steps=100)
+    observation, _ = env.reset(seed=0)
+    actions = []
+    for weight in (0.0, 2.0):
+        planner = dfmpc.Planner.from_file(str(model), candidates=2, horizon=8,
+                                          outcome_guidance=weight, target_outcome=0.95)
+        planner.reset(observation)
+        actions.append(planner.act(observation))
+    assert np.all(np.isfinite(actions)) and not np.array_equal(actions[0], actions[1])
+    plain = tmp_path / "plain.pt"
+    dfmpc.train([str(dataset)], str(plain), threads=1, **TINY)
+    assert not dfmpc.model_info(str(plain))["outcome_condition"]
+    with pytest.raises(ValueError, match="outcome condition"):
+        dfmpc.Planner.from_file(str(plain), outcome_guidance=2.0)
 
 
 def test_an_exception_in_progress_stops_training(dataset, tmp_path):

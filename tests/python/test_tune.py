@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import dfmpc
-from dfmpc.tuning import table
+from dfmpc.tuning import space, table
 
 from conftest import ROOT
 
@@ -144,3 +144,14 @@ def test_the_planner_table_is_replaced_in_place_or_added():
                         "selection = \"mppi\"\naction_gain = 2.0\n\n# The oracle: ...\n"
                         "[oracle]\nhorizon = 60\n")
     assert table.replace_table("name = \"x\"\n", new) == "name = \"x\"\n\n" + new
+
+
+def test_an_outcome_conditioned_model_adds_the_guidance_to_the_space():
+    info = {"train_window": 40, "sampling_levels": 0, "num_timesteps": 1000}
+    plain = space.default_space(info)
+    assert "outcome_guidance" not in plain and "target_outcome" not in plain
+    conditioned = space.default_space({**info, "outcome_condition": True})
+    assert set(conditioned) - set(plain) == {"outcome_guidance", "target_outcome"}
+    unguided = space.consistent({"outcome_guidance": 0.0, "target_outcome": 0.6})
+    assert unguided["target_outcome"] == space.option_defaults()["target_outcome"]
+    assert space.consistent({"outcome_guidance": 1.5, "target_outcome": 0.6})["target_outcome"] == 0.6

@@ -29,7 +29,8 @@ nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format)
                       {"mlp_ratio", c.mlp_ratio},
                       {"max_positions", c.max_positions},
                       {"num_timesteps", c.num_timesteps},
-                      {"action_input_dim", c.action_input_dim}};
+                      {"action_input_dim", c.action_input_dim},
+                      {"outcome_input", c.outcome_input}};
   header["num_timesteps"] = info.num_timesteps;
   header["beta_schedule"] = BetaName(info.beta);
   header["prediction"] = PredictionName(info.prediction);
@@ -55,6 +56,8 @@ ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   info.config.num_timesteps = c.at("num_timesteps").get<int>();
   // Absent in files written before the known-action input existed.
   info.config.action_input_dim = c.value("action_input_dim", 0);
+  // Absent in files written before outcome conditioning.
+  info.config.outcome_input = c.value("outcome_input", false);
   info.num_timesteps = j.at("num_timesteps").get<int>();
   info.beta = ParseBetaSchedule(j.at("beta_schedule").get<std::string>());
   info.prediction = ParsePrediction(j.at("prediction").get<std::string>());
@@ -165,15 +168,16 @@ std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
       << ", mlp ratio " << c.mlp_ratio << ", max positions " << c.max_positions << "\n"
       << "known actions:   " << (c.action_input_dim > 0 ? "clean side input" : "inpainting only")
       << "\n"
+      << "outcome:         "
+      << (c.outcome_input ? "conditioned (classifier-free guidance)" : "unconditioned") << "\n"
       << "parameters:      " << parameters << "\n"
       << "noise:           " << BetaName(info.beta) << " schedule, " << info.num_timesteps
       << " timesteps, predicts " << PredictionName(info.prediction) << "\n"
       << "train window:    " << info.train_window << " tokens\n"
       << "action repeat:   " << info.action_repeat << " physics steps per control step\n"
       << "sampling levels: "
-      << (info.sampling_levels > 0
-              ? "K = " + std::to_string(info.sampling_levels) + " (distilled)"
-              : std::string("any K"))
+      << (info.sampling_levels > 0 ? "K = " + std::to_string(info.sampling_levels) + " (distilled)"
+                                   : std::string("any K"))
       << "\n"
       << "format version:  " << info.format_version << " (library " << info.library_version
       << ")\n";

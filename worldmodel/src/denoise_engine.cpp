@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
+#include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "dfmpc/worldmodel/device.h"
@@ -131,7 +133,32 @@ struct DenoiseEngine::Estimate {
 
 DenoiseEngine::DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
                              const DenoiseOptions& options, ForwardGraphs* graphs)
-    : model_(model), schedule_(schedule), options_(options), graphs_(graphs) {}
+    : model_(model), schedule_(schedule), options_(options), graphs_(graphs) {
+  const double weight = options.outcome_guidance, target = options.target_outcome;
+  if (!(std::isfinite(weight) && weight >= 0.0)) {
+    throw std::invalid_argument("DenoiseEngine: outcome guidance must be >= 0, got " +
+                                std::to_string(weight));
+  }
+  if (!(target >= 0.0 && target <= 1.0)) {
+    throw std::invalid_argument("DenoiseEngine: the target outcome is a quantile in [0, 1], got " +
+                                std::to_string(target));
+  }
+  if (weight > 0.0 && !model.config().outcome_input) {
+    throw std::invalid_argument(
+        "DenoiseEngine: outcome guidance needs a model trained with the outcome condition "
+        "(dfmpc train --outcome-condition)");
+  }
+  if (weight > 0.0) {
+    const at::Tensor quantile = at::full({1}, target, at::kFloat);
+    outcome_condition_ = ToDevice(OutcomeInput(quantile, at::ones({1})),
+                                  model.parameters().front().device(), at::kFloat);
+  }
+}
+
+int DenoiseEngine::ModelCallsPerWindow() const {
+  const double weight = options_.outcome_guidance;
+  return weight == 0.0 || weight == 1.0 ? 1 : 2;
+}
 
 const DenoiseEngine::Tables& DenoiseEngine::TablesFor(const SchedulingMatrix& program,
                                                       at::Device device) const {
@@ -143,9 +170,21 @@ const DenoiseEngine::Tables& DenoiseEngine::TablesFor(const SchedulingMatrix& pr
 
 at::Tensor DenoiseEngine::CachedForward(const at::Tensor& tokens, const at::Tensor& timesteps,
                                         const KvCache& cache, WindowKeysValues* window_kv,
-                                        const at::Tensor& known_actions) const {
-  if (graphs_ != nullptr) return graphs_->Forward(tokens, timesteps, &cache, window_kv, known_actions);
-  return model_.Forward(tokens, timesteps, &cache, window_kv, known_actions);
+                                        const at::Tensor& known_actions,
+                                        const at::Tensor& outcome) const {
+  if (graphs_ != nullptr) {
+    return graphs_->Forward(tokens, timesteps, &cache, window_kv, known_actions, outcome);
+  }
+  return model_.Forward(tokens, timesteps, &cache, window_kv, known_actions, outcome);
+}
+
+at::Tensor DenoiseEngine::Guided(ModelCall call, WindowKeysValues* window_kv) const {
+  const double weight = options_.outcome_guidance;
+  if (weight == 0.0) return call(at::Tensor(), window_kv);
+  const at::Tensor conditioned = call(outcome_condition_, window_kv);
+  if (weight == 1.0) return conditioned;
+  const at::Tensor unconditioned = call(at::Tensor(), nullptr);
+  return at::lerp(unconditioned, conditioned, weight);
 }
 
 void DenoiseEngine::CheckHooks(const DenoiseHooks& hooks) const {
@@ -234,14 +273,25 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
         Evaluate(tables, row, committed, count, tokens, hooks, [&](const at::Tensor& input) {
           if (!pending.defined()) {
             const at::Tensor& known = hooks.known_actions;
-            return CachedForward(input, steps, cache, &kv,
-                                 known.defined() ? known.narrow(1, committed, count) : known);
+            const at::Tensor window_known =
+                known.defined() ? known.narrow(1, committed, count) : known;
+            return Guided(
+                [&](const at::Tensor& outcome, WindowKeysValues* window_kv) {
+                  return CachedForward(input, steps, cache, window_kv, window_known, outcome);
+                },
+                &kv);
           }
           const int64_t n = pending.size(1);
           const at::Tensor led =
               at::cat({pending.expand({input.size(0), n, input.size(2)}), input}, 1);
           const at::Tensor led_steps = at::cat({at::full({n}, -1, steps.options()), steps});
-          const at::Tensor out = CachedForward(led, led_steps, cache, &kv).narrow(1, n, count);
+          const at::Tensor out =
+              Guided(
+                  [&](const at::Tensor& outcome, WindowKeysValues* window_kv) {
+                    return CachedForward(led, led_steps, cache, window_kv, at::Tensor(), outcome);
+                  },
+                  &kv)
+                  .narrow(1, n, count);
           lead_kv.keys = SplitLead(kv.keys, n);
           lead_kv.values = SplitLead(kv.values, n);
           return out;
@@ -294,7 +344,12 @@ DenoiseCounts DenoiseEngine::RunUncached(const SchedulingMatrix& program, const 
     const at::Tensor steps = at::cat({context_steps, tables.timesteps[row]});
     const Estimate estimate =
         Evaluate(tables, row, 0, horizon, tokens, hooks, [&](const at::Tensor& input) {
-          return model_.Forward(at::cat({full_context, input}, 1), steps, nullptr, nullptr, known)
+          const at::Tensor window = at::cat({full_context, input}, 1);
+          return Guided(
+                     [&](const at::Tensor& outcome, WindowKeysValues*) {
+                       return model_.Forward(window, steps, nullptr, nullptr, known, outcome);
+                     },
+                     nullptr)
               .narrow(1, num_context, horizon);
         });
     Step(tables, row, row + 1, PerToken(tables.moving, row, 0, horizon), 0, horizon, tokens, hooks,

@@ -96,6 +96,11 @@ class Distiller::Impl {
     if (config.num_timesteps != schedule.num_timesteps()) {
       throw std::invalid_argument("Distiller: model and schedule disagree on timesteps");
     }
+    if (config.outcome_input) {  // the student would learn the unconditioned teacher alone
+      throw std::invalid_argument(
+          "Distiller: the teacher is outcome-conditioned; step distillation of such models "
+          "is not supported");
+    }
     if (options_.teacher_levels > schedule.num_timesteps()) {
       throw std::invalid_argument("Distiller: the teacher's " +
                                   std::to_string(options_.teacher_levels) +

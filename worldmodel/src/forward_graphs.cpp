@@ -79,13 +79,13 @@ const ForwardGraphStats& ForwardGraphs::stats() const { return impl_->stats; }
 
 at::Tensor ForwardGraphs::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
                                   const KvCache* cache, WindowKeysValues* window_kv,
-                                  const at::Tensor& known_actions) {
+                                  const at::Tensor& known_actions, const at::Tensor& outcome) {
   Impl& s = *impl_;
   DfTransformerImpl& model = s.model;
   if (!s.stats.failure.empty() || !Supported() || !tokens.is_cuda() || !timesteps.is_cpu() ||
-      at::GradMode::is_enabled()) {
+      at::GradMode::is_enabled() || outcome.defined()) {
     ++s.stats.eager;
-    return model.Forward(tokens, timesteps, cache, window_kv, known_actions);
+    return model.Forward(tokens, timesteps, cache, window_kv, known_actions, outcome);
   }
   // Graph buffers are inference tensors; every update of them happens here.
   const c10::InferenceMode inference;

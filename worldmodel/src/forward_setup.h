@@ -26,6 +26,9 @@ struct ForwardSetup {
   at::Tensor unique_steps;
   at::Tensor inverse;
   int64_t cond_batch = 1;  // 1 when the batch shares its timesteps
+  // With an outcome condition: [cond_batch, window, 1], 1 where a token is
+  // not clean (the tokens the condition reaches).
+  at::Tensor noisy;
   // Under InferenceMode, instead: each token's conditioning rows,
   // [cond_batch * window, (6 depth + 2) width] (DfTransformerImpl::
   // ConditioningRows), gathered from the memo of this generation.

@@ -30,10 +30,11 @@ at::Tensor KnownActions(const DfTransformerImpl& model, const KnownFeatures* kno
 
 DenoiseEngine MakeEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
                          const SampleOptions& options, ForwardGraphs* graphs) {
-  return DenoiseEngine(model, schedule,
-                       DenoiseOptions{options.num_levels, options.prediction, options.eta,
-                                      /*guidance_scale=*/0.0},
-                       graphs);
+  return DenoiseEngine(
+      model, schedule,
+      DenoiseOptions{options.num_levels, options.prediction, options.eta,
+                     /*guidance_scale=*/0.0, options.outcome_guidance, options.target_outcome},
+      graphs);
 }
 
 Generation::Generation(const DfTransformerImpl& model, const SampleOptions& options,

@@ -16,6 +16,7 @@
 #include "training_loop.h"
 #include "training_noise.h"
 #include "training_windows.h"
+#include "window_outcomes.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -31,14 +32,15 @@ struct Batch {
   at::Tensor target;         // [B, L, d]
   at::Tensor noisy_mask;     // [B, L] float: 1 where the token is not clean
   at::Tensor known_actions;  // [B, L, a + 1] side input; undefined without one
+  at::Tensor outcome;        // [B, 2] outcome input; undefined without one
 };
 
 Batch ToDevice(const Batch& batch, c10::Device device) {
   auto move = [device](const at::Tensor& t) {
     return t.defined() ? worldmodel::ToDevice(t, device, t.scalar_type()) : t;
   };
-  return Batch{move(batch.noisy), move(batch.timesteps), move(batch.target),
-               move(batch.noisy_mask), move(batch.known_actions)};
+  return Batch{move(batch.noisy),      move(batch.timesteps),     move(batch.target),
+               move(batch.noisy_mask), move(batch.known_actions), move(batch.outcome)};
 }
 
 DfTransformer OnDevice(DfTransformer model, c10::Device device) {
@@ -54,6 +56,7 @@ void TrainerOptions::Validate() const {
   Require(validate_every >= 1 && checkpoint_every >= 1,
           "validation and checkpoint intervals must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
+  Require(outcome_dropout >= 0 && outcome_dropout < 1, "outcome dropout must be in [0, 1)");
   Require(!mixed_precision || device.is_cuda(),
           "mixed precision (bf16 autocast) needs a CUDA device");
   data_parallel.Validate();
@@ -67,7 +70,8 @@ class Trainer::Impl {
  public:
   Impl(const TransformerConfig& config, const NoiseSchedule& schedule,
        const TrainerOptions& options, std::vector<at::Tensor> train,
-       std::vector<at::Tensor> validation)
+       std::vector<at::Tensor> validation, std::vector<at::Tensor> train_rewards,
+       std::vector<at::Tensor> validation_rewards)
       : config_(config),
         schedule_(schedule),
         options_(options),
@@ -83,6 +87,7 @@ class Trainer::Impl {
     }
     CheckTokenSequences(train_, config_.token_dim, options_.window, "Trainer", "training");
     CheckTokenSequences(validation_, config_.token_dim, options_.window, "Trainer", "validation");
+    SetOutcomes(train_rewards, validation_rewards);
     std::vector<double> alpha_bar(schedule.num_timesteps() + 1);
     for (int t = -1; t < schedule.num_timesteps(); ++t) alpha_bar[t + 1] = schedule.AlphaBar(t);
     alpha_bar_ = at::tensor(alpha_bar, at::kDouble).to(at::kFloat);
@@ -91,8 +96,9 @@ class Trainer::Impl {
     }
     // Fixed validation windows and noise, from their own generator.
     at::Generator validation_generator = at::detail::createCPUGenerator(options.seed + 1);
-    validation_batch_ = ToDevice(
-        MakeBatch(validation_, options.validation_windows, validation_generator), options.device);
+    validation_batch_ = ToDevice(MakeBatch(validation_, validation_quantiles_,
+                                           options.validation_windows, validation_generator),
+                                 options.device);
   }
 
   void Run(const std::string& state_path, bool resume,
@@ -118,9 +124,31 @@ class Trainer::Impl {
   double ValidationLoss() { return Loss(loop_.ema(), validation_batch_); }
 
  private:
-  // Windows uniform over every (sequence, start) pair of `sequences`.
-  Batch MakeBatch(const std::vector<at::Tensor>& sequences, int count, at::Generator& gen) const {
-    const at::Tensor x0 = SampleWindows(sequences, options_.window, count, gen);
+  // The outcome quantile of every window of both splits, from the rewards.
+  void SetOutcomes(const std::vector<at::Tensor>& train_rewards,
+                   const std::vector<at::Tensor>& validation_rewards) {
+    const bool given = !train_rewards.empty() || !validation_rewards.empty();
+    if (given != config_.outcome_input) {
+      throw std::invalid_argument(config_.outcome_input
+                                      ? "Trainer: a model with the outcome input needs the "
+                                        "rewards of the training and validation sequences"
+                                      : "Trainer: rewards are only for a model with the "
+                                        "outcome input");
+    }
+    if (!given) return;
+    CheckTokenRewards(train_rewards, train_, "Trainer", "training");
+    CheckTokenRewards(validation_rewards, validation_, "Trainer", "validation");
+    const WindowOutcomes outcomes(train_rewards, options_.window);
+    train_quantiles_ = outcomes.QuantilesOf(train_rewards);
+    validation_quantiles_ = outcomes.QuantilesOf(validation_rewards);
+  }
+
+  // Windows uniform over every (sequence, start) pair of `sequences`, whose
+  // outcome quantiles (for a model with the outcome input) are `quantiles`.
+  Batch MakeBatch(const std::vector<at::Tensor>& sequences, const std::vector<float>& quantiles,
+                  int count, at::Generator& gen) const {
+    std::vector<int64_t> picks;
+    const at::Tensor x0 = SampleWindows(sequences, options_.window, count, gen, &picks);
     // Named draws: argument evaluation order must not decide the numbers.
     const int64_t steps = schedule_.num_timesteps();
     const at::Tensor independent = IndependentTimesteps(
@@ -132,8 +160,11 @@ class Trainer::Impl {
     const at::Tensor eps = at::randn(x0.sizes(), gen, at::kFloat);
     const at::Tensor ab =
         alpha_bar_.index_select(0, (timesteps + 1).flatten()).view({count, options_.window, 1});
-    Batch batch{NoiseSchedule::AddNoise(x0, eps, ab), timesteps,
-                NoiseSchedule::Target(options_.prediction, x0, eps, ab), (~clean).to(at::kFloat),
+    Batch batch{NoiseSchedule::AddNoise(x0, eps, ab),
+                timesteps,
+                NoiseSchedule::Target(options_.prediction, x0, eps, ab),
+                (~clean).to(at::kFloat),
+                at::Tensor(),
                 at::Tensor()};
     if (config_.action_input_dim > 0) {  // drawn last: runs without it keep their numbers
       const at::Tensor known =
@@ -145,6 +176,12 @@ class Trainer::Impl {
       const at::Tensor read = AddSensorNoise(options_.sensor_noise, x0, stds, gen);
       batch.noisy = at::where(clean.unsqueeze(-1), read, batch.noisy);
     }
+    if (config_.outcome_input) {  // drawn after the others too
+      std::vector<float> picked;
+      for (const int64_t pick : picks) picked.push_back(quantiles[pick]);
+      const at::Tensor given = at::rand({count}, gen) >= options_.outcome_dropout;
+      batch.outcome = OutcomeInput(at::tensor(picked), given);
+    }
     return batch;
   }
 
@@ -152,8 +189,8 @@ class Trainer::Impl {
   // `noisy_tokens` (default: the batch's own count).
   at::Tensor NoisyTokenLoss(DfTransformerImpl& model, const Batch& batch,
                             at::Tensor noisy_tokens = at::Tensor()) const {
-    const at::Tensor out =
-        model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr, batch.known_actions);
+    const at::Tensor out = model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr,
+                                         batch.known_actions, batch.outcome);
     const at::Tensor per_token = (out - batch.target).pow(2).mean(-1);
     if (!noisy_tokens.defined()) noisy_tokens = batch.noisy_mask.sum();
     return (per_token * batch.noisy_mask).sum() / noisy_tokens.clamp_min(1.0);
@@ -170,16 +207,16 @@ class Trainer::Impl {
     const int64_t size = options_.batch_size / options_.data_parallel.world_size;
     const int64_t first = options_.data_parallel.rank * size;
     auto rows = [&](const at::Tensor& t) { return t.defined() ? t.narrow(0, first, size) : t; };
-    return Batch{rows(global.noisy), rows(global.timesteps), rows(global.target),
-                 rows(global.noisy_mask), rows(global.known_actions)};
+    return Batch{rows(global.noisy),      rows(global.timesteps),     rows(global.target),
+                 rows(global.noisy_mask), rows(global.known_actions), rows(global.outcome)};
   }
 
   // Every rank draws the whole global batch and trains on its share,
   // normalized by the global count: the summed gradients are then the
   // gradient of the global batch (data_parallel.h).
   at::Tensor StepLoss(DfTransformerImpl& model) {
-    const Batch global =
-        ToDevice(MakeBatch(train_, options_.batch_size, generator_), options_.device);
+    const Batch global = ToDevice(
+        MakeBatch(train_, train_quantiles_, options_.batch_size, generator_), options_.device);
     const CudaBf16Autocast autocast(options_.mixed_precision);
     return NoisyTokenLoss(model, Share(global), global.noisy_mask.sum());
   }
@@ -204,7 +241,8 @@ class Trainer::Impl {
            std::to_string(options_.seed) +
            (options_.sensor_noise.enabled()
                 ? "/sensor " + std::to_string(options_.sensor_noise.max_std)
-                : "");
+                : "") +
+           (c.outcome_input ? "/outcome " + std::to_string(options_.outcome_dropout) : "");
   }
 
   void SaveState(const std::string& path) {
@@ -245,6 +283,8 @@ class Trainer::Impl {
   const NoiseSchedule& schedule_;
   TrainerOptions options_;
   std::vector<at::Tensor> train_, validation_;
+  // Each window's outcome quantile (WindowOutcomes), with the outcome input.
+  std::vector<float> train_quantiles_, validation_quantiles_;
   TrainingLoop loop_;
   at::Generator generator_;
   at::Tensor alpha_bar_;  // [T + 1], index t + 1
@@ -254,9 +294,11 @@ class Trainer::Impl {
 
 Trainer::Trainer(const TransformerConfig& config, const NoiseSchedule& schedule,
                  const TrainerOptions& options, std::vector<at::Tensor> train,
-                 std::vector<at::Tensor> validation)
+                 std::vector<at::Tensor> validation, std::vector<at::Tensor> train_rewards,
+                 std::vector<at::Tensor> validation_rewards)
     : impl_(std::make_unique<Impl>(config, schedule, options, std::move(train),
-                                   std::move(validation))) {}
+                                   std::move(validation), std::move(train_rewards),
+                                   std::move(validation_rewards))) {}
 
 Trainer::~Trainer() = default;
 

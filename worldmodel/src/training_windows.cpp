@@ -45,16 +45,18 @@ void CheckTokenSequences(const std::vector<at::Tensor>& sequences, int64_t token
 }
 
 at::Tensor SampleWindows(const std::vector<at::Tensor>& sequences, int64_t window, int64_t count,
-                         at::Generator& gen) {
+                         at::Generator& gen, std::vector<int64_t>* picks) {
   std::vector<int64_t> first_start(sequences.size() + 1, 0);
   for (size_t i = 0; i < sequences.size(); ++i) {
     first_start[i + 1] = first_start[i] + sequences[i].size(0) - window + 1;
   }
-  const at::Tensor picks = at::randint(first_start.back(), {count}, gen, at::kLong);
+  const at::Tensor drawn = at::randint(first_start.back(), {count}, gen, at::kLong);
   std::vector<at::Tensor> windows;
   windows.reserve(count);
+  if (picks != nullptr) picks->clear();
   for (int64_t b = 0; b < count; ++b) {
-    const int64_t pick = picks[b].item<int64_t>();
+    const int64_t pick = drawn[b].item<int64_t>();
+    if (picks != nullptr) picks->push_back(pick);
     const size_t i =
         std::upper_bound(first_start.begin(), first_start.end(), pick) - first_start.begin() - 1;
     windows.push_back(sequences[i].narrow(0, pick - first_start[i], window));

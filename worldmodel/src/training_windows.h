@@ -42,9 +42,11 @@ void CheckTokenSequences(const std::vector<at::Tensor>& sequences, int64_t token
                          int64_t window, const std::string& owner, const std::string& what);
 
 // [count, window, d]: windows drawn uniformly over every (sequence, start)
-// pair, with one draw of `count` integers from `gen`.
+// pair, with one draw of `count` integers from `gen`. `picks`, when given,
+// receives each window's number among those pairs (sequence by sequence,
+// start by start).
 at::Tensor SampleWindows(const std::vector<at::Tensor>& sequences, int64_t window, int64_t count,
-                         at::Generator& gen);
+                         at::Generator& gen, std::vector<int64_t>* picks = nullptr);
 
 // ema = decay * ema + (1 - decay) * model, where the decay of optimizer step
 // `step` (0-based) is min(decay, (1 + step) / (10 + step)): short runs would

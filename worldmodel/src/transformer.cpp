@@ -146,6 +146,10 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t i
         torch::nn::Linear(
             torch::nn::LinearOptions(config.action_input_dim + 1, width).bias(false)));
   }
+  if (config.outcome_input) {  // registered last: models without it keep their initial weights
+    outcome_input_ = register_module(
+        "outcome_input", torch::nn::Linear(torch::nn::LinearOptions(2, width).bias(false)));
+  }
   InitializeLinearLayers(*this, init_seed);
   conditioning_weights_ = time_mlp_->parameters();
   for (const auto& block : blocks_) {
@@ -170,14 +174,21 @@ at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) 
   return at::cat({given, known.expand_as(given.narrow(-1, 0, 1))}, -1);
 }
 
+at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given) {
+  const at::Tensor flag = given.to(at::kFloat);
+  return at::stack({(2 * quantiles.to(at::kFloat) - 1) * flag, flag.expand_as(quantiles)}, -1);
+}
+
 at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
                                       const KvCache* cache, WindowKeysValues* window_kv,
-                                      const at::Tensor& known_actions) {
-  return Run(Prepare(tokens, timesteps, cache, known_actions), tokens, window_kv, known_actions);
+                                      const at::Tensor& known_actions, const at::Tensor& outcome) {
+  return Run(Prepare(tokens, timesteps, cache, known_actions, outcome), tokens, window_kv,
+             known_actions, outcome);
 }
 
 ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tensor& timesteps,
-                                        const KvCache* cache, const at::Tensor& known_actions) {
+                                        const KvCache* cache, const at::Tensor& known_actions,
+                                        const at::Tensor& outcome) {
   if (tokens.dim() != 3 || tokens.size(2) != config_.token_dim) {
     throw std::invalid_argument("DfTransformer: tokens must be [batch, window, " +
                                 std::to_string(config_.token_dim) + "], got " +
@@ -212,6 +223,13 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
         "DfTransformer: known actions need a model with the side input and shape [B or 1, " +
         std::to_string(window) + ", " + std::to_string(config_.action_input_dim + 1) + "]");
   }
+  if (outcome.defined() && (!outcome_input_ || outcome.dim() != 2 || outcome.size(1) != 2 ||
+                            (outcome.size(0) != 1 && outcome.size(0) != batch))) {
+    throw std::invalid_argument(
+        "DfTransformer: an outcome condition needs a model with the outcome input and shape "
+        "[B or 1, 2]");
+  }
+  if (outcome.defined()) setup.noisy = (steps >= 0).to(tokens.options()).unsqueeze(-1);
   const int64_t attended = (cache != nullptr ? cache->size() : 0) + window;
   if (attended > config_.max_positions) {
     throw std::out_of_range("DfTransformer: " + std::to_string(attended) +
@@ -287,7 +305,8 @@ at::Tensor DfTransformerImpl::ConditioningRows(const at::Tensor& steps) {
 }
 
 at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& tokens,
-                                  WindowKeysValues* window_kv, const at::Tensor& known_actions) {
+                                  WindowKeysValues* window_kv, const at::Tensor& known_actions,
+                                  const at::Tensor& outcome) {
   // Conditioning is computed once per distinct timestep, then gathered
   // (Prepare gathered it already when it could use the memo).
   const at::Tensor modulation =
@@ -303,6 +322,7 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
   const std::vector<LinearCopy> copies = LinearCopies(tokens);
   at::Tensor x = LinearThrough(input_, tokens, copies[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
+  if (outcome.defined()) x = x + setup.noisy * outcome_input_(outcome).unsqueeze(1);
   for (size_t l = 0; l < blocks_.size(); ++l) {
     BetweenBlocks::Check();  // may stop the call here (between_blocks.h)
     std::vector<CachedKeysValues> cached;

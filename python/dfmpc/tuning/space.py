@@ -73,6 +73,9 @@ def default_space(model_info, with_value_model=False):
     if with_value_model:
         dims += [Dimension("value_weight", 0.01, 1.0, log=True),
                  Dimension("value_step", 0, 16, integer=True)]
+    if model_info.get("outcome_condition"):  # classifier-free guidance toward an outcome
+        dims += [Dimension("outcome_guidance", 0.0, 4.0),
+                 Dimension("target_outcome", 0.5, 1.0)]
     return {d.key: d for d in dims}
 
 
@@ -182,7 +185,8 @@ def consistent(options, distilled_levels=0):
     none), an action window and a valued step within the horizon, a
     block-cache front shorter than the horizon; a value without effect (an
     MPPI temperature under best-of selection, a refresh period without a
-    block cache) at its default, so that a table names only what acts.
+    block cache, a target outcome without guidance) at its default, so
+    that a table names only what acts.
     """
     options = dict(options)
     defaults = option_defaults()
@@ -201,4 +205,6 @@ def consistent(options, distilled_levels=0):
             options["front_tokens"] = 0
     if "refresh_every" in options and not options.get("front_tokens"):
         options["refresh_every"] = defaults["refresh_every"]
+    if "target_outcome" in options and not options.get("outcome_guidance"):
+        options["target_outcome"] = defaults["target_outcome"]
     return options

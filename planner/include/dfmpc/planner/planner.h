@@ -100,6 +100,14 @@ struct PlannerOptions {
   Selection selection = Selection::kBest;
   double temperature = 0.05;    // MPPI temperature, in units of the summed cost
   double guidance_scale = 0.0;  // 0: no cost guidance
+  // Classifier-free guidance toward a plan's outcome, for a model trained
+  // with the outcome condition (`dfmpc train --outcome-condition`): each
+  // window's output is u + w (c - u), c the model's conditioned on a window
+  // as good as the target_outcome quantile of its training windows (0.9:
+  // the best tenth), u its unconditioned one. 0: off; 1: the conditioned
+  // model alone; other weights take two model calls per window.
+  double outcome_guidance = 0.0;
+  double target_outcome = 0.9;
   double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
   // The executed action is the mean of the plan's first action_window
   // actions (1..H; 1: the first action alone): the step's choice (the MPPI

@@ -40,6 +40,13 @@ struct DenoiseOptions {
   Prediction prediction = Prediction::kV;
   double eta = 0.0;             // 0: deterministic DDIM
   double guidance_scale = 0.0;  // > 0: step against the cost's gradient
+  // Classifier-free guidance toward an outcome (a model with the outcome
+  // input, transformer.h): every window's output is u + w (c - u), c the
+  // model's conditioned on target_outcome and u its unconditioned one. 0
+  // (u alone) and 1 (c alone) take one model call per window, other
+  // weights two.
+  double outcome_guidance = 0.0;
+  double target_outcome = 0.9;  // a quantile of the training windows' outcomes
 };
 
 struct DenoiseCounts {
@@ -87,8 +94,14 @@ class DenoiseEngine {
   // must outlive it too, and be for this model) Run's and AppendClean's
   // model calls go through it: CUDA graphs where shapes repeat
   // (forward_graphs.h).
+  // Throws std::invalid_argument for outcome guidance the options or the
+  // model cannot give (a negative weight, a target outside [0, 1], a model
+  // without the outcome input).
   DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
                 const DenoiseOptions& options, ForwardGraphs* graphs = nullptr);
+
+  // Model calls per window: 2 under outcome guidance other than 0 or 1.
+  int ModelCallsPerWindow() const;
 
   // Applies every call of `program` to `tokens` ([N, H, d], edited in place)
   // after the context in `cache`, whose scratch region must have room for
@@ -119,6 +132,10 @@ class DenoiseEngine {
   struct Estimate;
   // Maps a window's input to the model's output for it.
   using Forward = c10::function_ref<at::Tensor(const at::Tensor& input)>;
+  // Runs the model once over a window with an outcome input (undefined:
+  // none), filling `window_kv` when it is not null.
+  using ModelCall =
+      c10::function_ref<at::Tensor(const at::Tensor& outcome, WindowKeysValues* window_kv)>;
 
   // Throws std::invalid_argument for a hook the options need but lack.
   void CheckHooks(const DenoiseHooks& hooks) const;
@@ -128,7 +145,12 @@ class DenoiseEngine {
   // A model call over the cache, through the graphs when there are any.
   at::Tensor CachedForward(const at::Tensor& tokens, const at::Tensor& timesteps,
                            const KvCache& cache, WindowKeysValues* window_kv,
-                           const at::Tensor& known_actions = at::Tensor()) const;
+                           const at::Tensor& known_actions = at::Tensor(),
+                           const at::Tensor& outcome = at::Tensor()) const;
+  // A window's output under the options' outcome guidance, from one or two
+  // `call`s; `window_kv` gets the conditioned call's keys and values (its
+  // clean tokens' are the unconditioned call's too, transformer.h).
+  at::Tensor Guided(ModelCall call, WindowKeysValues* window_kv) const;
   // Clean and noise estimates of tokens [begin, begin + count) before call
   // `row`, and the guidance gradient.
   Estimate Evaluate(const Tables& tables, int row, int begin, int count, const at::Tensor& tokens,
@@ -143,6 +165,7 @@ class DenoiseEngine {
   const NoiseSchedule& schedule_;
   DenoiseOptions options_;
   ForwardGraphs* graphs_;
+  at::Tensor outcome_condition_;  // [1, 2] OutcomeInput of the target; under guidance only
   mutable std::shared_ptr<const Tables> tables_;  // of the last program run
 };
 

@@ -55,9 +55,11 @@ class ForwardGraphs {
   // replay (device timesteps force an eager call). The output and
   // window_kv of a replayed call are the graph's own buffers: valid until
   // the next call of the same shape, so copy what must outlive it.
+  // Calls with an outcome condition run eagerly.
   at::Tensor Forward(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
                      WindowKeysValues* window_kv = nullptr,
-                     const at::Tensor& known_actions = at::Tensor());
+                     const at::Tensor& known_actions = at::Tensor(),
+                     const at::Tensor& outcome = at::Tensor());
 
   const ForwardGraphStats& stats() const;
 

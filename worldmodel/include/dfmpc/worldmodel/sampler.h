@@ -50,6 +50,10 @@ struct SampleOptions {
   CacheMode cache_mode = CacheMode::kExact;
   Prediction prediction = Prediction::kV;
   uint64_t seed = 0;
+  // Classifier-free guidance toward an outcome quantile, for a model with
+  // the outcome input (denoise_engine.h); 0: unconditioned.
+  double outcome_guidance = 0.0;
+  double target_outcome = 0.9;
   // If given, each generated token is linked to the one before it (the last
   // context token for the first) when it becomes clean, before any later
   // call sees it (observation_chain.h); the first token is left alone

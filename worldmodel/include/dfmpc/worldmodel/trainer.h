@@ -10,6 +10,13 @@
 // AdamW with linear warmup and cosine decay, gradient clipping, and an EMA of
 // the weights that is used for validation and saved for sampling.
 //
+// A model with the outcome input (transformer.h) learns generation
+// conditioned on each window's outcome: the mean reward of its tokens, as
+// its quantile among the training windows (0 the worst, 1 the best); a
+// fraction outcome_dropout of the windows get no condition, so that one
+// model is both the conditioned and the unconditioned model classifier-free
+// guidance combines.
+//
 // Training is resumable: every checkpoint_every steps the full state
 // (weights, EMA, optimizer, step, random generators, log) is written
 // atomically to the state file, so a run killed at any moment continues from
@@ -63,6 +70,9 @@ struct TrainerOptions : OptimizerOptions {
   // Probability that a window instead gets the pattern pyramid sampling
   // produces: a clean prefix, then noise rising along the tokens.
   double pyramid_prob = 0.0;
+  // For a model with the outcome input: probability that a window gets no
+  // outcome condition.
+  double outcome_dropout = 0.2;
   // Observation noise on the clean (context) tokens of every window
   // (sensor_noise.h); off by default.
   SensorNoise sensor_noise;
@@ -103,11 +113,14 @@ struct TrainProgress {
 class Trainer {
  public:
   // `train` and `validation` are normalized token sequences [T_i, d]; every
-  // sequence must hold at least `window` tokens. The schedule must outlive
-  // the trainer.
+  // sequence must hold at least `window` tokens. A model with the outcome
+  // input needs, and only it takes, their rewards: one [T_i] float tensor
+  // per sequence, token t's the reward of the step that led to its
+  // observation. The schedule must outlive the trainer.
   Trainer(const TransformerConfig& config, const NoiseSchedule& schedule,
           const TrainerOptions& options, std::vector<at::Tensor> train,
-          std::vector<at::Tensor> validation);
+          std::vector<at::Tensor> validation, std::vector<at::Tensor> train_rewards = {},
+          std::vector<at::Tensor> validation_rewards = {});
   ~Trainer();
 
   // Runs until options.steps. With resume, the state at `state_path` is

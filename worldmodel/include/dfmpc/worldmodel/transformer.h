@@ -14,8 +14,18 @@
 // call. The side input gives it clean: [action * known, known] per token
 // through a bias-free linear layer added to the token embedding; zero (or
 // absent) means unknown. Training gives it for a random half of the tokens,
-// so the same model still generates actions when planning. The output has the token's
-// dimension and is interpreted as a v, x0 or eps prediction by the sampler.
+// so the same model still generates actions when planning.
+//
+// Outcome condition (optional, outcome_input): one number per sequence, the
+// quantile of the outcome its window should have among the training
+// windows (trainer.h), given as [2 q - 1, 1] (or [0, 0]: no condition)
+// through a bias-free linear layer added to the embedding of the noisy
+// tokens only. Clean tokens never see it, so the keys and values a KV cache
+// holds do not depend on it: a conditioned and an unconditioned call share
+// one cache, which is what classifier-free guidance needs.
+//
+// The output has the token's dimension and is interpreted as a v, x0 or eps
+// prediction by the sampler.
 #ifndef DFMPC_WORLDMODEL_TRANSFORMER_H_
 #define DFMPC_WORLDMODEL_TRANSFORMER_H_
 
@@ -42,6 +52,7 @@ struct TransformerConfig {
   int max_positions = 2048;  // most tokens one query may attend to (cache + window)
   int num_timesteps = 1000;  // training timesteps the level embedding covers
   int action_input_dim = 0;  // clean known-action side input (0: none; else the action size)
+  bool outcome_input = false;  // the outcome condition (see above)
 
   // Throws std::invalid_argument naming the first impossible field.
   void Validate() const;
@@ -73,17 +84,18 @@ class DfTransformerImpl : public torch::nn::Module {
 
   // tokens: [B, w, d]. timesteps: [w] (shared by the batch) or [B, w], int64
   // in [-1, T-1] (-1 is clean), on the CPU or the model's device (on the
-  // CPU a CUDA model reads them without waiting for the GPU). The window follows the tokens of `cache` (or
-  // starts at position 0 when cache is null; a cache built for another model
-  // throws, see CheckCacheOptions), attends causally to itself and to every
-  // cached token. Returns [B, w, d]. When `window_kv` is non-null it
-  // receives the window's keys (rotated at their positions) and values,
-  // ready to be committed to the cache. `known_actions` ([B or 1, w,
-  // action_input_dim + 1], see above) may be given only to a model with
-  // the side input; undefined means no action is known.
+  // CPU a CUDA model reads them without waiting for the GPU). The window follows the tokens of
+  // `cache` (or starts at position 0 when cache is null; a cache built for another model throws,
+  // see CheckCacheOptions), attends causally to itself and to every cached token. Returns [B, w,
+  // d]. When `window_kv` is non-null it receives the window's keys (rotated at their positions) and
+  // values, ready to be committed to the cache. `known_actions` ([B or 1, w, action_input_dim + 1],
+  // see above) may be given only to a model with the side input; undefined means no action is
+  // known. `outcome` ([B or 1, 2], OutcomeInput) only to a model with the outcome input; undefined
+  // means no condition.
   at::Tensor Forward(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
                      WindowKeysValues* window_kv = nullptr,
-                     const at::Tensor& known_actions = at::Tensor());
+                     const at::Tensor& known_actions = at::Tensor(),
+                     const at::Tensor& outcome = at::Tensor());
 
   // Cache options matching this model's layers, heads, dtype and device.
   KvCacheOptions CacheOptions() const;
@@ -96,9 +108,9 @@ class DfTransformerImpl : public torch::nn::Module {
   // The two halves of Forward (src/forward_setup.h): the checks and host
   // work, then the device work alone, which a CUDA graph can capture.
   ForwardSetup Prepare(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
-                       const at::Tensor& known_actions);
+                       const at::Tensor& known_actions, const at::Tensor& outcome = at::Tensor());
   at::Tensor Run(const ForwardSetup& setup, const at::Tensor& tokens, WindowKeysValues* window_kv,
-                 const at::Tensor& known_actions);
+                 const at::Tensor& known_actions, const at::Tensor& outcome = at::Tensor());
   void CheckTimestepRange(int64_t lowest, int64_t highest) const;
   // [U, (6 depth + 2) width]: every block's Modulation of `steps` ([U]),
   // then the final norm's shift and 1 + scale.
@@ -110,6 +122,7 @@ class DfTransformerImpl : public torch::nn::Module {
   TransformerConfig config_;
   torch::nn::Linear input_{nullptr};
   torch::nn::Linear known_action_input_{nullptr};  // only with action_input_dim > 0
+  torch::nn::Linear outcome_input_{nullptr};       // only with outcome_input
   torch::nn::Sequential time_mlp_{nullptr};
   std::vector<std::shared_ptr<TransformerBlock>> blocks_;
   torch::nn::Linear final_modulation_{nullptr};
@@ -132,6 +145,11 @@ TORCH_MODULE(DfTransformer);
 // [actions * known, known] with `known` a float (0 or 1) [..., 1] tensor;
 // the two broadcast against each other.
 at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known);
+
+// The outcome input of a model with outcome_input: [2 quantile - 1, 1] per
+// row where `given` (float, 0 or 1), [0, 0] elsewhere; `quantiles` and
+// `given` are [B] (or broadcast to each other). Returns [B, 2].
+at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given);
 
 }  // namespace dfmpc::worldmodel
 
