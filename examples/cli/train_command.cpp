@@ -145,11 +145,13 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--known-action-prob", o->trainer.known_action_prob,
                   "with --known-actions: probability that a training token's action is given")
       ->capture_default_str();
-  cmd->add_flag("--outcome-condition", o->outcome_condition,
-                "condition the model on each window's outcome (its mean reward's quantile among "
-                "the training windows), for the planner's outcome_guidance");
+  CLI::Option* outcome_condition = cmd->add_flag(
+      "--outcome-condition", o->outcome_condition,
+      "condition the model on each window's outcome (its mean reward's quantile among the "
+      "training windows), for the planner's outcome_guidance");
   cmd->add_option("--outcome-dropout", o->trainer.outcome_dropout,
                   "with --outcome-condition: probability that a window gets no condition")
+      ->needs(outcome_condition)
       ->capture_default_str();
   cmd->add_option("--timestep-power", o->trainer.timestep_power,
                   "noisy tokens get timestep floor(T v^P), v uniform (1: uniform; >1: more low "

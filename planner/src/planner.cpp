@@ -571,7 +571,7 @@ class Planner::Impl {
   struct RunningCall {
     Clock::time_point blocks_start;  // its first block's
     int blocks_done = 0;             // BetweenBlocks checks so far: one per block begun
-    int blocks = 0;                  // blocks the call runs in all
+    int blocks = 1;                  // blocks the call runs in all (BeginCall sets it)
     double after = 0.0;              // seconds of work due after it
   } call_;
   int64_t plan_step_ = -1;  // the control step the plan (and action_now_) was made at

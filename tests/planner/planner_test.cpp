@@ -66,16 +66,26 @@ worldmodel::Checkpoint ConditionedPendulum() {
 TEST(PlannerTest, OutcomeGuidanceKeepsWarmEqualToReplanOnTheFirstStep) {
   const worldmodel::Checkpoint conditioned = ConditionedPendulum();
   const Eigen::Vector3d observation(-0.9, 0.43589, 1.5);
+  std::int64_t token_forwards = 0;
   auto act = [&](PlanMode mode, double weight) {
     PlannerOptions options = Small(mode);
     options.outcome_guidance = weight;
     Planner planner(conditioned, MakeTaskCost(kPendulum), options);
     planner.Reset(observation);
-    return planner.Act(observation);
+    const Eigen::VectorXd action = planner.Act(observation);
+    token_forwards = planner.last_step().token_forwards;
+    return action;
   };
   const Eigen::VectorXd warm = act(PlanMode::kWarm, 2.5);
+  const std::int64_t two_call_forwards = token_forwards;
   EXPECT_EQ(warm, act(PlanMode::kReplan, 2.5));
   EXPECT_NE(warm, act(PlanMode::kWarm, 0.0));
+  // Weights 0 and 1 run the model once per window, others twice.
+  const std::int64_t one_call_forwards = token_forwards;
+  act(PlanMode::kWarm, 1.0);
+  EXPECT_EQ(token_forwards, one_call_forwards);
+  EXPECT_GT(two_call_forwards, one_call_forwards);
+  EXPECT_LE(two_call_forwards, 2 * one_call_forwards);
   // Weight 0 is the planner without guidance, bit for bit.
   PlannerOptions plain = Small(PlanMode::kWarm);
   auto unguided = MakePlanner(plain);

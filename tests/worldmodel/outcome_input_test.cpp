@@ -67,6 +67,11 @@ TEST(OutcomeInputTest, NoConditionAddsNothingAndAConditionReachesOnlyNoisyTokens
   EXPECT_GT((conditioned - low).abs().max().item<double>(), 1e-3);
 }
 
+TEST(OutcomeInputTest, OneQuantileBroadcastsOverTheGivenFlags) {
+  const auto input = OutcomeInput(torch::full({1}, 0.75), torch::tensor({1.0, 0.0}));
+  EXPECT_TRUE(torch::equal(input, torch::tensor({{0.5f, 1.0f}, {0.0f, 0.0f}})));
+}
+
 TEST(OutcomeInputTest, ForwardRefusesAnOutcomeItCannotTake) {
   DfTransformer plain = testing::TinyModel(kTokenDim);
   DfTransformer model = TinyConditionedModel();

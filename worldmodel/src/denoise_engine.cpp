@@ -300,7 +300,7 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
       // Into the persistent region before any scratch commit, and after the
       // guidance's backward pass, which reads the cache's storage.
       cache.Append(lead_kv.keys, lead_kv.values);
-      counts.token_forwards += pending.size(1);
+      counts.token_forwards += pending.size(1) * ModelCallsPerWindow();
       pending = at::Tensor();
     }
     const at::Tensor moving = counts.cut_short
@@ -308,7 +308,7 @@ DenoiseCounts DenoiseEngine::Run(const SchedulingMatrix& program, const at::Tens
                                   : PerToken(tables.moving, row, committed, count);
     Step(tables, row, target, moving, committed, count, tokens, hooks, estimate);
     ++counts.calls;
-    counts.token_forwards += count;
+    counts.token_forwards += count * ModelCallsPerWindow();
     if (counts.cut_short) break;
     // Tokens clean when this call started had their final keys and values
     // computed: commit the window's clean prefix.
@@ -355,7 +355,7 @@ DenoiseCounts DenoiseEngine::RunUncached(const SchedulingMatrix& program, const 
     Step(tables, row, row + 1, PerToken(tables.moving, row, 0, horizon), 0, horizon, tokens, hooks,
          estimate);
     ++counts.calls;
-    counts.token_forwards += num_context + horizon;
+    counts.token_forwards += (num_context + horizon) * ModelCallsPerWindow();
   }
   return counts;
 }

@@ -175,8 +175,9 @@ at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) 
 }
 
 at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given) {
-  const at::Tensor flag = given.to(at::kFloat);
-  return at::stack({(2 * quantiles.to(at::kFloat) - 1) * flag, flag.expand_as(quantiles)}, -1);
+  const std::vector<at::Tensor> both =
+      at::broadcast_tensors({quantiles.to(at::kFloat), given.to(at::kFloat)});
+  return at::stack({(2 * both[0] - 1) * both[1], both[1]}, -1);
 }
 
 at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
@@ -322,7 +323,9 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
   const std::vector<LinearCopy> copies = LinearCopies(tokens);
   at::Tensor x = LinearThrough(input_, tokens, copies[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
-  if (outcome.defined()) x = x + setup.noisy * outcome_input_(outcome).unsqueeze(1);
+  if (outcome.defined()) {  // in x's type: float noisy mask times bf16 under autocast is float
+    x = x + (setup.noisy * outcome_input_(outcome).unsqueeze(1)).to(x.scalar_type());
+  }
   for (size_t l = 0; l < blocks_.size(); ++l) {
     BetweenBlocks::Check();  // may stop the call here (between_blocks.h)
     std::vector<CachedKeysValues> cached;

@@ -14,7 +14,7 @@ namespace {
 std::vector<double> WindowMeans(const std::vector<at::Tensor>& rewards, int64_t window) {
   std::vector<double> means;
   for (const at::Tensor& sequence : rewards) {
-    const at::Tensor r = sequence.to(at::kDouble).contiguous();
+    const at::Tensor r = sequence.to(at::kCPU, at::kDouble).contiguous();
     const double* values = r.data_ptr<double>();
     const int64_t length = r.size(0);
     if (length < window) continue;  // no window starts here

@@ -74,7 +74,10 @@ def default_space(model_info, with_value_model=False):
         dims += [Dimension("value_weight", 0.01, 1.0, log=True),
                  Dimension("value_step", 0, 16, integer=True)]
     if model_info.get("outcome_condition"):  # classifier-free guidance toward an outcome
-        dims += [Dimension("outcome_guidance", 0.0, 4.0),
+        # Off and 1 (the conditioned model alone) cost one model call per
+        # window, the others two: a continuous range would almost never
+        # try the one-call settings.
+        dims += [Dimension("outcome_guidance", choices=(0.0, 1.0, 1.5, 2.0, 3.0)),
                  Dimension("target_outcome", 0.5, 1.0)]
     return {d.key: d for d in dims}
 

@@ -51,7 +51,8 @@ struct DenoiseOptions {
 
 struct DenoiseCounts {
   int calls = 0;                    // calls that ran the model
-  std::int64_t token_forwards = 0;  // tokens run through it, per candidate
+  std::int64_t token_forwards = 0;  // tokens run through it, per candidate (twice a window's
+                                    // under two-call outcome guidance)
   bool cut_short = false;           // `may_continue` ended the program with a jump
 };
 

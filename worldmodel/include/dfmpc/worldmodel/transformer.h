@@ -20,9 +20,10 @@
 // quantile of the outcome its window should have among the training
 // windows (trainer.h), given as [2 q - 1, 1] (or [0, 0]: no condition)
 // through a bias-free linear layer added to the embedding of the noisy
-// tokens only. Clean tokens never see it, so the keys and values a KV cache
-// holds do not depend on it: a conditioned and an unconditioned call share
-// one cache, which is what classifier-free guidance needs.
+// tokens only. A window's clean prefix never sees it (attention is causal),
+// so the keys and values a KV cache holds do not depend on it: a
+// conditioned and an unconditioned call share one cache, which is what
+// classifier-free guidance needs.
 //
 // The output has the token's dimension and is interpreted as a v, x0 or eps
 // prediction by the sampler.
