@@ -153,6 +153,12 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
                   "with --outcome-condition: probability that a window gets no condition")
       ->needs(outcome_condition)
       ->capture_default_str();
+  cmd->add_option("--outcome-baseline", o->trainer.outcome_baseline_neighbours,
+                  "with --outcome-condition: credit a window's actions, not where it starts: "
+                  "its outcome is its mean reward less that of the windows the K other "
+                  "episodes nearest to its first token began there with (0: the mean reward)")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(outcome_condition);
   cmd->add_option("--timestep-power", o->trainer.timestep_power,
                   "noisy tokens get timestep floor(T v^P), v uniform (1: uniform; >1: more low "
                   "noise)")

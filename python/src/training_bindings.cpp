@@ -220,6 +220,7 @@ void BindTraining(py::module_& module) {
       .def_readwrite("known_action_prob", &TrainerOptions::known_action_prob)
       .def_readwrite("pyramid_prob", &TrainerOptions::pyramid_prob)
       .def_readwrite("outcome_dropout", &TrainerOptions::outcome_dropout)
+      .def_readwrite("outcome_baseline_neighbours", &TrainerOptions::outcome_baseline_neighbours)
       .def_readwrite("validate_every", &TrainerOptions::validate_every)
       .def_readwrite("validation_windows", &TrainerOptions::validation_windows)
       .def_readwrite("checkpoint_every", &TrainerOptions::checkpoint_every)

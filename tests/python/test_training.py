@@ -62,9 +62,9 @@ def test_an_outcome_conditioned_model_equals_the_tool_and_plans_with_guidance(
         dataset, dfmpc_tool, tmp_path):
     model = tmp_path / "py.pt"
     log = dfmpc.train([str(dataset)], str(model), threads=1, outcome_condition=True,
-                      outcome_dropout=0.3, **TINY)
+                      outcome_dropout=0.3, outcome_baseline_neighbours=2, **TINY)
     assert_same_losses_as_the_tool(log, dfmpc_tool, dataset, tmp_path, "--outcome-condition",
-                                   "--outcome-dropout", "0.3")
+                                   "--outcome-dropout", "0.3", "--outcome-baseline", "2")
     assert dfmpc.model_info(str(model))["outcome_condition"]
     env = dfmpc.make_env("pendulum_swingup", episode_physics_steps=100)
     observation, _ = env.reset(seed=0)

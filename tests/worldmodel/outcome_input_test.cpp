@@ -144,20 +144,74 @@ TEST(OutcomeInputTest, GuidedSamplingWithACacheEqualsTheReference) {
   EXPECT_THROW(Sampler(*plain, schedule).Generate(context, 3, options), std::invalid_argument);
 }
 
+// One-feature tokens equal to their rewards.
+std::vector<at::Tensor> TokensOf(const std::vector<at::Tensor>& rewards) {
+  std::vector<at::Tensor> tokens;
+  for (const at::Tensor& r : rewards) tokens.push_back(r.unsqueeze(1));
+  return tokens;
+}
+
 TEST(WindowOutcomesTest, QuantilesRankWindowsByTheirMeanReward) {
   // Windows of 2: means 0.5, 1.5, 2.5 in the first sequence, 5, 5 in the second.
   const std::vector<at::Tensor> rewards = {torch::tensor({0.f, 1.f, 2.f, 3.f}),
                                            torch::tensor({5.f, 5.f, 5.f})};
-  const WindowOutcomes outcomes(rewards, 2);
+  const WindowOutcomes outcomes(TokensOf(rewards), rewards, 2, 0);
   const std::vector<float> expected = {0.1f, 0.3f, 0.5f, 0.8f, 0.8f};  // ties share a rank
-  const std::vector<float> quantiles = outcomes.QuantilesOf(rewards);
+  const std::vector<float>& quantiles = outcomes.training_quantiles();
   ASSERT_EQ(quantiles.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_FLOAT_EQ(quantiles[i], expected[i]) << i;
   // Other sequences rank against the training windows.
-  EXPECT_EQ(outcomes.QuantilesOf({torch::tensor({9.f, 9.f}), torch::tensor({-1.f, -1.f})}),
-            (std::vector<float>{1.f, 0.f}));
-  EXPECT_EQ(WindowOutcomes({torch::full({6}, 2.f)}, 3).QuantilesOf({torch::full({6}, 2.f)}),
+  const std::vector<at::Tensor> others = {torch::tensor({9.f, 9.f}), torch::tensor({-1.f, -1.f})};
+  EXPECT_EQ(outcomes.QuantilesOf(TokensOf(others), others), (std::vector<float>{1.f, 0.f}));
+  const std::vector<at::Tensor> constant = {torch::full({6}, 2.f)};
+  EXPECT_EQ(WindowOutcomes(TokensOf(constant), constant, 3, 0).training_quantiles(),
             std::vector<float>(4, 0.5f));
+}
+
+// Sequences whose start state (feature 1) sets most of the reward and whose
+// action (feature 0) adds a little: the mean reward ranks windows by where
+// they start, the advantage over the nearest other sequences by the action.
+TEST(WindowOutcomesTest, TheBaselineCreditsActionsNotStarts) {
+  std::vector<at::Tensor> sequences, rewards;
+  for (int i = 0; i < 20; ++i) {
+    const float level = 0.05f * i, action = i % 2 == 1 ? 1.f : 0.f;
+    sequences.push_back(torch::tensor({action, level}).repeat({6, 1}));
+    rewards.push_back(torch::full({6}, level + 0.04f * action));  // gain < level step
+  }
+  const auto best_below_worst = [](const std::vector<float>& quantiles, auto is_better) {
+    float worst_better = 1.f, best_other = 0.f;
+    for (size_t w = 0; w < quantiles.size(); ++w) {
+      const int sequence = static_cast<int>(w) / 4;  // 4 windows of 3 per sequence
+      if (is_better(sequence)) {
+        worst_better = std::min(worst_better, quantiles[w]);
+      } else {
+        best_other = std::max(best_other, quantiles[w]);
+      }
+    }
+    return best_other < worst_better;
+  };
+  const auto acts = [](int sequence) { return sequence % 2 == 1; };
+  const auto starts_high = [](int sequence) { return sequence >= 10; };
+  const WindowOutcomes mean_reward(sequences, rewards, 3, 0, 1);
+  EXPECT_TRUE(best_below_worst(mean_reward.training_quantiles(), starts_high));
+  EXPECT_FALSE(best_below_worst(mean_reward.training_quantiles(), acts));
+  const WindowOutcomes advantage(sequences, rewards, 3, 2, 1);
+  EXPECT_TRUE(best_below_worst(advantage.training_quantiles(), acts));
+  EXPECT_FALSE(best_below_worst(advantage.training_quantiles(), starts_high));
+  // A new window is judged against the training sequences that start near
+  // it: the same reward is the best from a low start, the worst from a high.
+  const auto new_window = [](float level) {
+    return std::vector<at::Tensor>{torch::tensor({0.f, level}).repeat({3, 1})};
+  };
+  const std::vector<at::Tensor> reward = {torch::full({3}, 0.6f)};
+  EXPECT_EQ(advantage.QuantilesOf(new_window(0.22f), reward), std::vector<float>{1.f});
+  EXPECT_EQ(advantage.QuantilesOf(new_window(0.97f), reward), std::vector<float>{0.f});
+  EXPECT_EQ(mean_reward.QuantilesOf(new_window(0.22f), reward),
+            mean_reward.QuantilesOf(new_window(0.97f), reward));
+  // Impossible settings.
+  EXPECT_THROW(WindowOutcomes(sequences, rewards, 3, -1, 1), std::invalid_argument);
+  EXPECT_THROW(WindowOutcomes(sequences, rewards, 3, 2, 2), std::invalid_argument);
+  EXPECT_THROW(WindowOutcomes({sequences[0]}, {rewards[0]}, 3, 2, 1), std::invalid_argument);
 }
 
 // SampleWindows' numbering of the windows is the order QuantilesOf gives
@@ -165,17 +219,16 @@ TEST(WindowOutcomesTest, QuantilesRankWindowsByTheirMeanReward) {
 TEST(WindowOutcomesTest, SampledWindowsFindTheirOwnQuantiles) {
   torch::manual_seed(5);
   std::vector<at::Tensor> rewards = {torch::randn({7}), torch::randn({12}), torch::randn({5})};
-  std::vector<at::Tensor> sequences;
-  for (const at::Tensor& r : rewards) sequences.push_back(r.unsqueeze(1));  // token = its reward
-  const WindowOutcomes outcomes(rewards, 4);
-  const std::vector<float> quantiles = outcomes.QuantilesOf(rewards);
+  const std::vector<at::Tensor> sequences = TokensOf(rewards);
+  const WindowOutcomes outcomes(sequences, rewards, 4, 0);
+  const std::vector<float>& quantiles = outcomes.training_quantiles();
   at::Generator generator = at::detail::createCPUGenerator(11);
   std::vector<int64_t> picks;
   const at::Tensor windows = SampleWindows(sequences, 4, 32, generator, &picks);
   ASSERT_EQ(picks.size(), 32u);
   for (size_t b = 0; b < picks.size(); ++b) {
     const at::Tensor own = windows[b].squeeze(1).contiguous();
-    EXPECT_EQ(quantiles[picks[b]], outcomes.QuantilesOf({own}).front()) << b;
+    EXPECT_EQ(quantiles[picks[b]], outcomes.QuantilesOf({windows[b]}, {own}).front()) << b;
   }
 }
 

@@ -138,9 +138,11 @@ class Trainer::Impl {
     if (!given) return;
     CheckTokenRewards(train_rewards, train_, "Trainer", "training");
     CheckTokenRewards(validation_rewards, validation_, "Trainer", "validation");
-    const WindowOutcomes outcomes(train_rewards, options_.window);
-    train_quantiles_ = outcomes.QuantilesOf(train_rewards);
-    validation_quantiles_ = outcomes.QuantilesOf(validation_rewards);
+    const WindowOutcomes outcomes(train_, train_rewards, options_.window,
+                                  options_.outcome_baseline_neighbours,
+                                  options_.outcome_state_feature);
+    train_quantiles_ = outcomes.training_quantiles();
+    validation_quantiles_ = outcomes.QuantilesOf(validation_, validation_rewards);
   }
 
   // Windows uniform over every (sequence, start) pair of `sequences`, whose
@@ -242,7 +244,9 @@ class Trainer::Impl {
            (options_.sensor_noise.enabled()
                 ? "/sensor " + std::to_string(options_.sensor_noise.max_std)
                 : "") +
-           (c.outcome_input ? "/outcome " + std::to_string(options_.outcome_dropout) : "");
+           (c.outcome_input ? "/outcome " + std::to_string(options_.outcome_dropout) + " " +
+                                  std::to_string(options_.outcome_baseline_neighbours)
+                            : "");
   }
 
   void SaveState(const std::string& path) {

@@ -73,6 +73,13 @@ struct TrainerOptions : OptimizerOptions {
   // For a model with the outcome input: probability that a window gets no
   // outcome condition.
   double outcome_dropout = 0.2;
+  // For a model with the outcome input: 0 makes a window's outcome its mean
+  // reward; k > 0 its advantage, the mean reward less that of the windows
+  // the k other sequences nearest to its first token began there with.
+  int outcome_baseline_neighbours = 0;
+  // The baseline compares first tokens by their features from this one on
+  // (the observation's: the layout's actions come first).
+  int outcome_state_feature = 0;
   // Observation noise on the clean (context) tokens of every window
   // (sensor_noise.h); off by default.
   SensorNoise sensor_noise;
