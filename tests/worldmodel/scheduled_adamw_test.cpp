@@ -4,16 +4,23 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "dfmpc/worldmodel/distiller.h"
 #include "dfmpc/worldmodel/frame_tokenizer.h"
 #include "dfmpc/worldmodel/mlp_dynamics.h"
 #include "dfmpc/worldmodel/trainer.h"
 #include "learning_rate.h"
+#include "training_heap.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -121,6 +128,42 @@ TEST(ScheduledAdamWTest, ReportsTheLossAfterBackwardGives) {
       });
   EXPECT_TRUE(gradients_ready);
   EXPECT_DOUBLE_EQ(reported.item<double>(), 6.0);
+}
+
+// Bytes free inside the main heap: what the next allocations reuse
+// without asking the kernel for fresh pages.
+std::size_t FreeHeapBytes() {
+#if defined(__GLIBC__)
+  return mallinfo2().fordblks;
+#else
+  return 0;
+#endif
+}
+
+TEST(ScheduledAdamWTest, TheHeapKeepsWhatATrainingStepFreesForTheNext) {
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "glibc's own allocator only";
+#endif
+  if (std::getenv("MALLOC_TOP_PAD_") != nullptr ||
+      std::getenv("MALLOC_MMAP_THRESHOLD_") != nullptr) {
+    GTEST_SKIP() << "the user's malloc settings win";
+  }
+  at::Tensor weight = at::ones({1}).requires_grad_(true);
+  const ScheduledAdamW optimizer({weight}, OptimizerOptions());
+  // A step's activations: blocks above glibc's default mmap threshold and
+  // below the training one, freed together at the step's end. Without the
+  // settings they are mapped and unmapped one by one, or the heap's top
+  // they came from is given back to the kernel as soon as they are free.
+  constexpr std::size_t kBlock = std::size_t{4} << 20, kBlocks = 8;
+  static_assert(kBlock < kTrainingMmapThreshold && kBlock * kBlocks < kTrainingHeapPad);
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < kBlocks; ++i) {
+    char* volatile block = static_cast<char*>(std::malloc(kBlock));  // volatile: not elided
+    block[0] = 1;
+    blocks.push_back(block);
+  }
+  for (void* block : blocks) std::free(block);
+  EXPECT_GE(FreeHeapBytes(), kBlock * kBlocks);
 }
 
 }  // namespace

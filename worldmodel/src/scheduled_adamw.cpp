@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "learning_rate.h"
+#include "training_heap.h"
 
 namespace dfmpc::worldmodel {
 
@@ -30,6 +31,7 @@ ScheduledAdamW::ScheduledAdamW(std::vector<at::Tensor> parameters, const Optimiz
       options_(options),
       adamw_(parameters_,
              torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay)) {
+  RetainHeapForTraining();
 }
 
 at::Tensor ScheduledAdamW::Step(
