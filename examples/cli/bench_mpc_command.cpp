@@ -1,6 +1,7 @@
 // dfmpc bench mpc: per-control-step latency of the planner, replan against
 // warm r = 1, 2, 4 (and warm r = 1 with block cache settings, each of them
-// also with bfloat16 products on request), across context
+// also with bfloat16 products and with batched attention on request),
+// across context
 // lengths, candidate counts and sampling levels K (a distilled model's
 // fewer levels make Reset and replan cheaper), in one run; and a long run
 // that shows the bounded context cache keeps memory flat.
@@ -24,6 +25,7 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
+#include "dfmpc/worldmodel/batched_attention.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/kv_cache.h"
@@ -46,9 +48,11 @@ struct BenchMpcOptions {
   std::vector<int> warm_calls = {1, 2, 4};
   std::vector<std::string> block_cache;  // "F/R": warm r = 1 rows with the block cache
   bool cpu_bf16 = false;                 // each CPU row again with bfloat16 products
+  bool batched_attention = false;        // each CPU row again with batched attention
   int horizon = 32;
   std::vector<int> levels = {16};
   int steps = 50;
+  int repeats = 1;  // the rows run this many times in turn, each row's steps pooled
   int threads = 1;
   long long long_run = 0;
   bool skip_table = false;
@@ -80,6 +84,21 @@ struct Measured {
   double allocations = 0.0, allocated_kib = 0.0;  // CPU tensors, per control step
   double page_faults = 0.0;                       // minor faults, per control step
   double reset_ms = 0.0;                          // Reset (the first plan), median
+
+  // Pools `other`, a repeat of the same row: latencies joined, per-step
+  // figures averaged over the repeats so far (`repeats` of them in this).
+  void Pool(const Measured& other, int repeats) {
+    latencies.insert(latencies.end(), other.latencies.begin(), other.latencies.end());
+    const auto mean = [&](double mine, double theirs) {
+      return (mine * repeats + theirs) / (repeats + 1);
+    };
+    token_forwards = mean(token_forwards, other.token_forwards);
+    calls = mean(calls, other.calls);
+    allocations = mean(allocations, other.allocations);
+    allocated_kib = mean(allocated_kib, other.allocated_kib);
+    page_faults = mean(page_faults, other.page_faults);
+    reset_ms = mean(reset_ms, other.reset_ms);
+  }
 };
 
 // Minor page faults of the calling thread so far: memory the allocator had
@@ -130,19 +149,28 @@ Measured Measure(planner::Planner& planner, envs::Env& env, int context, int ste
 struct Row {
   std::string label;
   planner::PlannerOptions options;  // mode, r, block cache and graphs; sizes are filled per row
+  bool batched_attention = false;   // worldmodel::BatchedAttention around the row's steps
 };
 
 // Replan, warm r for each --warm-calls, then warm r = 1 with each block
 // cache setting; on a GPU every warm row runs eagerly and then with graphs,
-// on the CPU with --cpu-bf16 each row in float and then in bfloat16.
+// on the CPU with --cpu-bf16 each row in float and then in bfloat16, and
+// with --batched-attention each of those again with batched attention.
 std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
   std::vector<Row> rows;
-  const auto add_cpu_row = [&](Row row) {
+  const auto add_attention_rows = [&](Row row) {
     rows.push_back(row);
+    if (cuda || !o.batched_attention) return;
+    row.label += " batched-attn";
+    row.batched_attention = true;
+    rows.push_back(row);
+  };
+  const auto add_cpu_row = [&](Row row) {
+    add_attention_rows(row);
     if (cuda || !o.cpu_bf16) return;
     row.label += " bf16";
     row.options.cpu_bf16 = true;
-    rows.push_back(row);
+    add_attention_rows(row);
   };
   Row replan{"replan", {}};
   replan.options.mode = planner::PlanMode::kReplan;
@@ -185,7 +213,7 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   long long total = 0, done = 0;
   for (int context : o.contexts) {
     total += static_cast<long long>(o.candidates.size() * o.levels.size() * rows.size()) *
-             (context + o.steps);
+             (context + o.steps) * o.repeats;
   }
   ProgressBar progress("bench mpc", total);
   for (int context : o.contexts) {
@@ -193,18 +221,34 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
     for (int n : o.candidates) {
       double replan_p50 = 0.0;  // of the first K, which every row's speed-up is against
       for (int levels : o.levels) {
-        for (const Row& row : rows) {
-          planner::PlannerOptions options = row.options;
-          options.horizon = o.horizon;
-          options.levels = levels;
-          options.candidates = n;
-          options.context_length = context;
-          planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
-          const Measured m = Measure(planner, *env, context, o.steps, progress, done);
+        // Every repeat runs all rows in turn, so that a drift of the
+        // machine's speed reaches each row alike.
+        std::vector<Measured> measured(rows.size());
+        for (int repeat = 0; repeat < o.repeats; ++repeat) {
+          for (size_t i = 0; i < rows.size(); ++i) {
+            planner::PlannerOptions options = rows[i].options;
+            options.horizon = o.horizon;
+            options.levels = levels;
+            options.candidates = n;
+            options.context_length = context;
+            planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
+            const worldmodel::BatchedAttention attention(rows[i].batched_attention);
+            const Measured m = Measure(planner, *env, context, o.steps, progress, done);
+            if (repeat == 0) {
+              measured[i] = m;
+            } else {
+              measured[i].Pool(m, repeat);
+            }
+          }
+        }
+        for (size_t i = 0; i < rows.size(); ++i) {
+          const Measured& m = measured[i];
           const double p50 = Percentile(m.latencies, 50), p99 = Percentile(m.latencies, 99);
-          if (options.mode == planner::PlanMode::kReplan && replan_p50 == 0.0) replan_p50 = p50;
+          if (rows[i].options.mode == planner::PlanMode::kReplan && replan_p50 == 0.0) {
+            replan_p50 = p50;
+          }
           table.AddRow({std::to_string(context), std::to_string(n), std::to_string(levels),
-                        row.label, FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
+                        rows[i].label, FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
                         FormatFixed(p50, 2), FormatFixed(p99, 2), FormatFixed(p99 - p50, 2),
                         FormatFixed(replan_p50 / p50, 1), FormatFixed(m.reset_ms, 2),
                         FormatFixed(m.allocations, 0), FormatFixed(m.allocated_kib, 0),
@@ -248,8 +292,8 @@ void RunLongRun(const BenchMpcOptions& o, const worldmodel::Checkpoint& shipped)
 }
 
 void RunBenchMpc(BenchMpcOptions o) {
-  if (o.steps < 1 || o.threads < 1 || o.long_run < 0) {
-    throw std::invalid_argument("--steps and --threads must be >= 1, --long-run >= 0");
+  if (o.steps < 1 || o.repeats < 1 || o.threads < 1 || o.long_run < 0) {
+    throw std::invalid_argument("--steps, --repeats and --threads must be >= 1, --long-run >= 0");
   }
   if (o.model.empty()) o.model = ShippedModelPath(kTask);
   at::set_num_threads(o.threads);
@@ -282,12 +326,19 @@ void AddBenchMpcCommand(CLI::App& bench) {
   cmd->add_flag("--cpu-bf16", options->cpu_bf16,
                 "on the CPU, also each row with the model's linear layers multiplied in bfloat16 "
                 "(PlannerOptions::cpu_bf16)");
+  cmd->add_flag("--batched-attention", options->batched_attention,
+                "on the CPU, also each row with attention in batched matrix products instead of "
+                "the fused kernel");
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
   cmd->add_option("--levels", options->levels,
                   "sampling levels K, each its own rows (a model distilled to K samples with K); "
                   "speed-ups are against the first K's replan")
       ->capture_default_str();
   cmd->add_option("--steps", options->steps, "timed control steps per row")->capture_default_str();
+  cmd->add_option("--repeats", options->repeats,
+                  "run all rows this many times in turn and pool each row's steps (a drift of "
+                  "the machine's speed then reaches every row alike)")
+      ->capture_default_str();
   cmd->add_option("--threads", options->threads, "LibTorch intra-op threads")
       ->capture_default_str();
   cmd->add_option("--long-run", options->long_run,

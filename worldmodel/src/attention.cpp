@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dfmpc/worldmodel/device.h"
+#include "fused_attention.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -101,6 +102,15 @@ at::Tensor FutureMask(int64_t window, const at::TensorOptions& options) {
 at::Tensor CausalAttention(const std::vector<at::Tensor>& queries, const at::Tensor& k,
                            const at::Tensor& v, const at::Tensor& future,
                            const std::vector<CachedKeysValues>& cached) {
+  if (FusedAttentionApplies(queries, k, v, cached)) {
+    return FusedCausalAttention(queries, k, v, cached);
+  }
+  return BatchedCausalAttention(queries, k, v, future, cached);
+}
+
+at::Tensor BatchedCausalAttention(const std::vector<at::Tensor>& queries, const at::Tensor& k,
+                                  const at::Tensor& v, const at::Tensor& future,
+                                  const std::vector<CachedKeysValues>& cached) {
   const int64_t window = queries[0].size(2);
   std::vector<at::Tensor> scores;
   scores.reserve(cached.size() + 1);

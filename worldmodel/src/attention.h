@@ -50,10 +50,16 @@ at::Tensor FutureMask(int64_t window, const at::TensorOptions& options);
 // are the window's queries already rotated and scaled by 1 / sqrt(hd):
 // [0] at the window's own positions, further sets at the shifted ones
 // some segments need. k (rotated), v and each query set: [B, heads, w,
-// head_dim]. Returns [B, heads, w, head_dim].
+// head_dim]. Returns [B, heads, w, head_dim]. A call of CPU float tensors
+// that autograd does not track runs fused (fused_attention.h), any other
+// as BatchedCausalAttention.
 at::Tensor CausalAttention(const std::vector<at::Tensor>& queries, const at::Tensor& k,
                            const at::Tensor& v, const at::Tensor& future,
                            const std::vector<CachedKeysValues>& cached);
+// The same in batched matrix products: any device and type, autograd.
+at::Tensor BatchedCausalAttention(const std::vector<at::Tensor>& queries, const at::Tensor& k,
+                                  const at::Tensor& v, const at::Tensor& future,
+                                  const std::vector<CachedKeysValues>& cached);
 
 }  // namespace dfmpc::worldmodel
 
