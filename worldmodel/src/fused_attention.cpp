@@ -26,8 +26,10 @@ constexpr int64_t kLanes = 8;
 constexpr int kMaxChunks = 8;  // head_dim <= 64 (MixSegment's cases)
 constexpr int kRowBlock = 4;   // query rows per register block
 
-// An AVX2+FMA clone beside the portable one, chosen when the process loads.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// An AVX2+FMA clone beside the portable one, chosen when the process loads
+// (by an ifunc resolver, which ThreadSanitizer's runtime is not yet ready
+// to run: a TSan build keeps the portable code alone).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define DFMPC_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define DFMPC_SIMD_CLONES
