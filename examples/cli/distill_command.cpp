@@ -83,6 +83,14 @@ void AddDistillCommand(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--clean-prob", d.clean_prob, "probability that a token is clean")
       ->capture_default_str();
+  cmd->add_option("--max-outcome-guidance", d.max_outcome_guidance,
+                  "an outcome-conditioned teacher's student takes the guidance weight as an "
+                  "input, up to this (CFG-aware distillation: guidance in one call per level; 0: a "
+                  "CFG-aware teacher's own)")
+      ->capture_default_str();
+  cmd->add_option("--outcome-dropout", d.outcome_dropout,
+                  "fraction of windows distilled without a condition (conditioned teachers)")
+      ->capture_default_str();
   cmd->add_option("--validate-every", d.validate_every,
                   "steps between validations (and writes of the student)")
       ->capture_default_str();

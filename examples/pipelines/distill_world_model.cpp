@@ -71,6 +71,7 @@ std::vector<worldmodel::TrainLogRow> DistillWorldModel(DistillJob job,
   const worldmodel::NoiseSchedule schedule(info.num_timesteps, info.beta);
   worldmodel::Distiller distiller(*teacher.model, schedule, job.distiller, data.split.train,
                                   data.split.validation);
+  info.config = distiller.student().config();  // a CFG-aware student's differs
   distiller.Run(callbacks.on_progress, [&](const std::vector<worldmodel::TrainLogRow>& log) {
     if (video) {
       worldmodel::SaveVideoModel(job.out, info, teacher.normalizer, distiller.student(),

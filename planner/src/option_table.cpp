@@ -128,7 +128,8 @@ std::vector<OptionDescriptor> MakeTable() {
                   {"guidance"}),
       Field("outcome_guidance", &O::outcome_guidance, AtLeast(0),
             "classifier-free guidance toward target_outcome (a model trained with the outcome "
-            "condition); 0: off, 1: conditioned alone, else two model calls per window"),
+            "condition); 0: off, 1: conditioned alone, else two model calls per window (one "
+            "for a CFG-aware student, up to its maximum)"),
       Field("target_outcome", &O::target_outcome, Closed(0, 1),
             "the outcome guided toward: a quantile of the training windows' mean reward"),
       Field("eta", &O::eta, AtLeast(0), "DDIM stochasticity; > 0 keeps warm candidates diverse"),

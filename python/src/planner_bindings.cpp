@@ -178,12 +178,14 @@ void BindOptions(py::module_& module) {
             info.train_window > 0 ? info.train_window : checkpoint.model->config().max_positions;
         row["action_repeat"] = info.action_repeat;
         row["outcome_condition"] = info.config.outcome_input;
+        row["max_outcome_guidance"] = info.config.max_outcome_guidance;
         return row;
       },
       py::arg("path"),
       "A world model file's task, distilled levels (0: not distilled), training timesteps, "
-      "window (plan plus context tokens), action repeat, and whether it takes the outcome "
-      "condition (the planner's outcome_guidance).");
+      "window (plan plus context tokens), action repeat, whether it takes the outcome "
+      "condition (the planner's outcome_guidance), and the largest guidance weight a "
+      "CFG-aware student takes in one call (0: not one).");
   module.def(
       "option_table",
       [] {

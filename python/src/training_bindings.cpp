@@ -241,6 +241,8 @@ void BindTraining(py::module_& module) {
       .def_readwrite("clean_prob", &DistillerOptions::clean_prob)
       .def_readwrite("pyramid_prob", &DistillerOptions::pyramid_prob)
       .def_readwrite("known_action_prob", &DistillerOptions::known_action_prob)
+      .def_readwrite("max_outcome_guidance", &DistillerOptions::max_outcome_guidance)
+      .def_readwrite("outcome_dropout", &DistillerOptions::outcome_dropout)
       .def_readwrite("validate_every", &DistillerOptions::validate_every)
       .def_readwrite("validation_windows", &DistillerOptions::validation_windows);
   using worldmodel::MlpTrainOptions;

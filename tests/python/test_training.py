@@ -82,6 +82,35 @@ def test_an_outcome_conditioned_model_equals_the_tool_and_plans_with_guidance(
         dfmpc.Planner.from_file(str(plain), outcome_guidance=2.0)
 
 
+def test_cfg_aware_distillation_guides_in_one_call_from_python_and_the_tool(
+        dataset, dfmpc_tool, tmp_path):
+    teacher = tmp_path / "conditioned.pt"
+    dfmpc.train([str(dataset)], str(teacher), threads=1, outcome_condition=True, **TINY)
+    with pytest.raises(ValueError, match="give max_outcome_guidance"):
+        dfmpc.distill(str(teacher), [str(dataset)], str(tmp_path / "never.pt"), steps=2)
+    student = tmp_path / "student.pt"
+    dfmpc.distill(str(teacher), [str(dataset)], str(student), threads=1, steps=4, batch_size=4,
+                  validate_every=2, max_outcome_guidance=2.0)
+    assert dfmpc.model_info(str(student))["max_outcome_guidance"] == 2.0
+    assert dfmpc.model_info(str(teacher))["max_outcome_guidance"] == 0.0
+    planner = dfmpc.Planner.from_file(str(student), candidates=2, horizon=8,
+                                      outcome_guidance=2.0)
+    env = dfmpc.make_env("pendulum_swingup", episode_physics_steps=100)
+    observation, _ = env.reset(seed=0)
+    planner.reset(observation)
+    assert np.all(np.isfinite(planner.act(observation)))
+    with pytest.raises(ValueError, match="exceeds the 2.0+ this model was distilled for"):
+        dfmpc.Planner.from_file(str(student), horizon=8, outcome_guidance=2.5)
+    # The tool's flag writes the same kind of student.
+    cli = tmp_path / "cli.pt"
+    subprocess.run([dfmpc_tool, "distill", "--model", str(teacher), "--data", str(dataset),
+                    "--out", str(cli), "--max-outcome-guidance", "1.5", "--steps", "2",
+                    "--batch", "4", "--validate-every", "2"], check=True, capture_output=True)
+    info = subprocess.run([dfmpc_tool, "info", str(cli)], check=True, capture_output=True,
+                          text=True).stdout
+    assert "guidance in one call (CFG-aware, weights 0 to 1.5)" in info
+
+
 def test_an_exception_in_progress_stops_training(dataset, tmp_path):
     def stop_at(last):
         def stop(step, total, loss, rate):

@@ -152,6 +152,11 @@ def test_an_outcome_conditioned_model_adds_the_guidance_to_the_space():
     assert "outcome_guidance" not in plain and "target_outcome" not in plain
     conditioned = space.default_space({**info, "outcome_condition": True})
     assert set(conditioned) - set(plain) == {"outcome_guidance", "target_outcome"}
+    assert conditioned["outcome_guidance"].choices == (0.0, 1.0, 1.5, 2.0, 3.0)
+    # A CFG-aware student is searched only over the weights it takes.
+    student = space.default_space({**info, "outcome_condition": True,
+                                   "max_outcome_guidance": 1.5})
+    assert student["outcome_guidance"].choices == (0.0, 1.0, 1.5)
     unguided = space.consistent({"outcome_guidance": 0.0, "target_outcome": 0.6})
     assert unguided["target_outcome"] == space.option_defaults()["target_outcome"]
     assert space.consistent({"outcome_guidance": 1.5, "target_outcome": 0.6})["target_outcome"] == 0.6

@@ -16,6 +16,7 @@
 namespace dfmpc::worldmodel {
 namespace {
 
+using testing::FastDistillerOptions;
 using testing::OscillatorEpisodes;
 
 TEST(DistillationTargetTest, OneStepFromTheTargetLandsOnTheGivenPoint) {
@@ -34,21 +35,6 @@ TEST(DistillationTargetTest, OneStepFromTheTargetLandsOnTheGivenPoint) {
     // Float arithmetic on values of order 1 divided by at most ~0.03: 1e-4.
     EXPECT_LT((landed - x_to).abs().max().item<double>(), 1e-4);
   }
-}
-
-DistillerOptions FastDistillerOptions(int steps) {
-  DistillerOptions options;
-  options.teacher_levels = 16;
-  options.steps = steps;
-  options.batch_size = 16;
-  options.window = 12;
-  options.learning_rate = 1e-3;
-  options.warmup_steps = 20;
-  options.ema_decay = 0.95;
-  options.validate_every = 50;
-  options.validation_windows = 64;
-  options.seed = 5;
-  return options;
 }
 
 // A tiny teacher that has learnt the oscillator (the trainer's own test

@@ -232,25 +232,6 @@ TEST(WindowOutcomesTest, SampledWindowsFindTheirOwnQuantiles) {
   }
 }
 
-// Episodes whose tokens all sit near one level, which is also their reward:
-// a model trained with the condition generates high tokens for a high
-// quantile and low ones for a low quantile, the unconditioned model in
-// between.
-struct LeveledEpisodes {
-  std::vector<at::Tensor> tokens, rewards;
-};
-
-LeveledEpisodes MakeLeveledEpisodes(int count, int length, uint64_t seed) {
-  torch::manual_seed(seed);
-  LeveledEpisodes episodes;
-  for (int e = 0; e < count; ++e) {
-    const double level = torch::rand({1}).item<double>() * 2 - 1;
-    episodes.tokens.push_back(level + 0.05 * torch::randn({length, kTokenDim}));
-    episodes.rewards.push_back(torch::full({length}, static_cast<float>(level)));
-  }
-  return episodes;
-}
-
 // The mean clean estimate of a window of pure noise at the highest level.
 double GeneratedLevel(DfTransformerImpl& model, const NoiseSchedule& schedule,
                       const at::Tensor& outcome) {
@@ -268,8 +249,8 @@ double GeneratedLevel(DfTransformerImpl& model, const NoiseSchedule& schedule,
 
 TEST(OutcomeTrainingTest, TheConditionSteersWhatTheModelGenerates) {
   const NoiseSchedule schedule;
-  const LeveledEpisodes train = MakeLeveledEpisodes(24, 20, 1);
-  const LeveledEpisodes validation = MakeLeveledEpisodes(4, 20, 2);
+  const testing::LeveledEpisodes train = testing::MakeLeveledEpisodes(24, 20, 1);
+  const testing::LeveledEpisodes validation = testing::MakeLeveledEpisodes(4, 20, 2);
   TransformerConfig config = testing::TinyConfig(kTokenDim);
   config.outcome_input = true;
   Trainer trainer(config, schedule, testing::FastTrainerOptions(300), train.tokens,
@@ -309,7 +290,7 @@ TEST(OutcomeTrainingTest, TheConditionSteersWhatTheModelGenerates) {
 
 TEST(OutcomeTrainingTest, RewardsGoWithTheOutcomeInputAndMatchTheSequences) {
   const NoiseSchedule schedule;
-  const LeveledEpisodes data = MakeLeveledEpisodes(3, 12, 1);
+  const testing::LeveledEpisodes data = testing::MakeLeveledEpisodes(3, 12, 1);
   TransformerConfig conditioned = testing::TinyConfig(kTokenDim);
   conditioned.outcome_input = true;
   const TrainerOptions options = testing::FastTrainerOptions(10);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dfmpc/worldmodel/distiller.h"
 #include "dfmpc/worldmodel/trainer.h"
 
 namespace dfmpc::worldmodel::testing {
@@ -49,6 +50,43 @@ inline TrainerOptions FastTrainerOptions(int steps) {
   options.validation_windows = 64;
   options.seed = 3;
   return options;
+}
+
+// A tiny teacher's student learns two of its steps in one with these in
+// a few hundred steps.
+inline DistillerOptions FastDistillerOptions(int steps) {
+  DistillerOptions options;
+  options.teacher_levels = 16;
+  options.steps = steps;
+  options.batch_size = 16;
+  options.window = 12;
+  options.learning_rate = 1e-3;
+  options.warmup_steps = 20;
+  options.ema_decay = 0.95;
+  options.validate_every = 50;
+  options.validation_windows = 64;
+  options.seed = 5;
+  return options;
+}
+
+// Episodes whose tokens all sit near one level, uniform in [-1, 1], which
+// is also their reward: a model trained with the outcome condition
+// generates high tokens for a high quantile and low ones for a low
+// quantile, the unconditioned model in between. Seeds the global generator.
+struct LeveledEpisodes {
+  std::vector<at::Tensor> tokens, rewards;
+};
+
+inline LeveledEpisodes MakeLeveledEpisodes(int count, int length, uint64_t seed,
+                                           int token_dim = 4) {
+  torch::manual_seed(seed);
+  LeveledEpisodes episodes;
+  for (int e = 0; e < count; ++e) {
+    const double level = torch::rand({1}).item<double>() * 2 - 1;
+    episodes.tokens.push_back(level + 0.05 * torch::randn({length, token_dim}));
+    episodes.rewards.push_back(torch::full({length}, static_cast<float>(level)));
+  }
+  return episodes;
 }
 
 }  // namespace dfmpc::worldmodel::testing

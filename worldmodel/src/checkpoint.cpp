@@ -14,6 +14,15 @@ constexpr const char* kFormatName = "dfmpc-model";
 
 std::string BetaName(BetaSchedule beta) { return beta == BetaSchedule::kLinear ? "linear" : "cosine"; }
 
+std::string OutcomeDescription(const TransformerConfig& c) {
+  if (!c.outcome_input) return "unconditioned";
+  if (!c.outcome_guidance_input()) return "conditioned (classifier-free guidance)";
+  std::ostringstream text;
+  text << "conditioned, guidance in one call (CFG-aware, weights 0 to " << c.max_outcome_guidance
+       << ")";
+  return text.str();
+}
+
 }  // namespace
 
 nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format) {
@@ -30,7 +39,8 @@ nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format)
                       {"max_positions", c.max_positions},
                       {"num_timesteps", c.num_timesteps},
                       {"action_input_dim", c.action_input_dim},
-                      {"outcome_input", c.outcome_input}};
+                      {"outcome_input", c.outcome_input},
+                      {"max_outcome_guidance", c.max_outcome_guidance}};
   header["num_timesteps"] = info.num_timesteps;
   header["beta_schedule"] = BetaName(info.beta);
   header["prediction"] = PredictionName(info.prediction);
@@ -58,6 +68,8 @@ ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   info.config.action_input_dim = c.value("action_input_dim", 0);
   // Absent in files written before outcome conditioning.
   info.config.outcome_input = c.value("outcome_input", false);
+  // Absent in files written before CFG-aware distillation.
+  info.config.max_outcome_guidance = c.value("max_outcome_guidance", 0.0);
   info.num_timesteps = j.at("num_timesteps").get<int>();
   info.beta = ParseBetaSchedule(j.at("beta_schedule").get<std::string>());
   info.prediction = ParsePrediction(j.at("prediction").get<std::string>());
@@ -168,8 +180,7 @@ std::string DescribeCheckpoint(const Checkpoint& checkpoint) {
       << ", mlp ratio " << c.mlp_ratio << ", max positions " << c.max_positions << "\n"
       << "known actions:   " << (c.action_input_dim > 0 ? "clean side input" : "inpainting only")
       << "\n"
-      << "outcome:         "
-      << (c.outcome_input ? "conditioned (classifier-free guidance)" : "unconditioned") << "\n"
+      << "outcome:         " << OutcomeDescription(c) << "\n"
       << "parameters:      " << parameters << "\n"
       << "noise:           " << BetaName(info.beta) << " schedule, " << info.num_timesteps
       << " timesteps, predicts " << PredictionName(info.prediction) << "\n"

@@ -148,17 +148,27 @@ DenoiseEngine::DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& sche
         "DenoiseEngine: outcome guidance needs a model trained with the outcome condition "
         "(dfmpc train --outcome-condition)");
   }
+  const TransformerConfig& config = model.config();
+  if (config.outcome_guidance_input() && weight > config.max_outcome_guidance) {
+    throw std::invalid_argument("DenoiseEngine: outcome guidance " + std::to_string(weight) +
+                                " exceeds the " + std::to_string(config.max_outcome_guidance) +
+                                " this model was distilled for");
+  }
   if (weight > 0.0) {
     const at::Tensor quantile = at::full({1}, target, at::kFloat);
-    outcome_condition_ = ToDevice(OutcomeInput(quantile, at::ones({1})),
+    const at::Tensor weights =
+        config.outcome_guidance_input() ? at::full({1}, weight, at::kFloat) : at::Tensor();
+    outcome_condition_ = ToDevice(OutcomeInput(quantile, at::ones({1}), weights),
                                   model.parameters().front().device(), at::kFloat);
   }
 }
 
-int DenoiseEngine::ModelCallsPerWindow() const {
+bool DenoiseEngine::GuidedInOneCall() const {
   const double weight = options_.outcome_guidance;
-  return weight == 0.0 || weight == 1.0 ? 1 : 2;
+  return weight == 0.0 || weight == 1.0 || model_.config().outcome_guidance_input();
 }
+
+int DenoiseEngine::ModelCallsPerWindow() const { return GuidedInOneCall() ? 1 : 2; }
 
 const DenoiseEngine::Tables& DenoiseEngine::TablesFor(const SchedulingMatrix& program,
                                                       at::Device device) const {
@@ -181,8 +191,9 @@ at::Tensor DenoiseEngine::CachedForward(const at::Tensor& tokens, const at::Tens
 at::Tensor DenoiseEngine::Guided(ModelCall call, WindowKeysValues* window_kv) const {
   const double weight = options_.outcome_guidance;
   if (weight == 0.0) return call(at::Tensor(), window_kv);
+  // A CFG-aware model's condition carries the weight (OutcomeInput).
   const at::Tensor conditioned = call(outcome_condition_, window_kv);
-  if (weight == 1.0) return conditioned;
+  if (GuidedInOneCall()) return conditioned;
   const at::Tensor unconditioned = call(at::Tensor(), nullptr);
   return at::lerp(unconditioned, conditioned, weight);
 }

@@ -4,6 +4,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/utils.h>
 
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +26,14 @@ struct DistillationBatch {
   at::Tensor target;         // [B, L, d]
   at::Tensor noisy_mask;     // [B, L] float: 1 where the token is not clean
   at::Tensor known_actions;  // [B, L, a + 1] side input; undefined without one
+  at::Tensor outcome;        // [B, 3] the student's outcome input; undefined without one
+};
+
+// The guidance a batch's windows are distilled at (conditioned teachers).
+struct GuidanceDraw {
+  at::Tensor quantiles;  // [B] target outcome quantiles
+  at::Tensor given;      // [B] float: 0 where the window has no condition
+  at::Tensor weights;    // [B] guidance weights
 };
 
 // [count, window] int64 levels of a `levels`-level grid: 0 (clean) with
@@ -47,10 +57,55 @@ at::Tensor StudentLevels(int64_t count, int64_t window, int64_t levels, double c
   return at::where(use_pyramid, pyramid, independent);
 }
 
-// A student that starts as the teacher.
-DfTransformer CopyOf(DfTransformerImpl& teacher) {
-  DfTransformer student(teacher.config());
-  CopyWeights(teacher, *student);
+// A student of `config` that starts as the teacher: a guidance-weight
+// column the teacher lacks starts at zero.
+DfTransformer StudentOf(DfTransformerImpl& teacher, const TransformerConfig& config) {
+  DfTransformer student(config);
+  torch::NoGradGuard no_grad;
+  const auto source = teacher.named_parameters();
+  for (auto& target : student->named_parameters()) {
+    const at::Tensor& from = source[target.key()];
+    if (from.sizes() == target.value().sizes()) {
+      target.value().copy_(from);
+    } else {  // outcome_input.weight: [width, 2] into [width, 3]
+      target.value().zero_();
+      target.value().narrow(1, 0, from.size(1)).copy_(from);
+    }
+  }
+  return student;
+}
+
+// The student's config: the teacher's, taking the guidance weight up to
+// `options.max_outcome_guidance` where the teacher is conditioned.
+// Checks the options first: the distiller builds its student from them.
+TransformerConfig StudentConfig(const TransformerConfig& teacher, const DistillerOptions& options) {
+  options.Validate();
+  const double asked = options.max_outcome_guidance;
+  if (!teacher.outcome_input) {
+    if (asked > 0.0) {
+      throw std::invalid_argument(
+          "Distiller: max_outcome_guidance needs an outcome-conditioned teacher (dfmpc train "
+          "--outcome-condition)");
+    }
+    return teacher;
+  }
+  TransformerConfig student = teacher;
+  if (teacher.outcome_guidance_input()) {
+    if (asked > teacher.max_outcome_guidance) {
+      throw std::invalid_argument("Distiller: the teacher takes guidance weights up to " +
+                                  std::to_string(teacher.max_outcome_guidance) +
+                                  "; it cannot teach " + std::to_string(asked));
+    }
+    if (asked > 0.0) student.max_outcome_guidance = asked;
+    return student;
+  }
+  if (asked == 0.0) {
+    throw std::invalid_argument(
+        "Distiller: the teacher is outcome-conditioned; give max_outcome_guidance, the largest "
+        "guidance weight the student will take as an input (dfmpc distill "
+        "--max-outcome-guidance)");
+  }
+  student.max_outcome_guidance = asked;
   return student;
 }
 
@@ -62,6 +117,9 @@ void DistillerOptions::Validate() const {
   CheckWindowTrainingSettings(WindowSettingsOf(*this), "DistillerOptions");
   Require(validate_every >= 1, "validation interval must be >= 1");
   Require(validation_windows >= 1, "validation windows must be >= 1");
+  Require(std::isfinite(max_outcome_guidance) && max_outcome_guidance >= 0.0,
+          "max_outcome_guidance must be finite and >= 0");
+  Require(outcome_dropout >= 0.0 && outcome_dropout < 1.0, "outcome dropout must be in [0, 1)");
 }
 
 at::Tensor DistillationTarget(Prediction prediction, const at::Tensor& x_from,
@@ -88,18 +146,13 @@ class Distiller::Impl {
         options_(options),
         train_(std::move(train)),
         validation_(std::move(validation)),
-        loop_(CopyOf(teacher), DfTransformer(teacher.config()), WindowSettingsOf(options),
-              options.validate_every, /*checkpoint_every=*/0),
+        student_config_(StudentConfig(teacher.config(), options)),
+        loop_(StudentOf(teacher, student_config_), DfTransformer(student_config_),
+              WindowSettingsOf(options), options.validate_every, /*checkpoint_every=*/0),
         generator_(at::detail::createCPUGenerator(options.seed)) {
-    options_.Validate();
     const TransformerConfig& config = teacher.config();
     if (config.num_timesteps != schedule.num_timesteps()) {
       throw std::invalid_argument("Distiller: model and schedule disagree on timesteps");
-    }
-    if (config.outcome_input) {  // the student would learn the unconditioned teacher alone
-      throw std::invalid_argument(
-          "Distiller: the teacher is outcome-conditioned; step distillation of such models "
-          "is not supported");
     }
     if (options_.teacher_levels > schedule.num_timesteps()) {
       throw std::invalid_argument("Distiller: the teacher's " +
@@ -154,15 +207,31 @@ class Distiller::Impl {
     return alpha_bar_.index_select(0, (timesteps + 1).flatten()).view_as(timesteps).unsqueeze(-1);
   }
 
+  // The teacher's output at `guidance` (undefined: unconditioned teacher).
+  at::Tensor TeacherOutput(const at::Tensor& x, const at::Tensor& timesteps,
+                           const at::Tensor& known_actions, const GuidanceDraw* guidance) const {
+    const auto call = [&](const at::Tensor& outcome) {
+      return teacher_.Forward(x, timesteps, nullptr, nullptr, known_actions, outcome);
+    };
+    if (guidance == nullptr) return call(at::Tensor());
+    if (teacher_.config().outcome_guidance_input()) {
+      return call(OutcomeInput(guidance->quantiles, guidance->given, guidance->weights));
+    }
+    // Where no condition is given the conditioned call adds nothing, so the
+    // lerp gives the unconditioned output whatever the weight.
+    const at::Tensor unconditioned = call(at::Tensor());
+    const at::Tensor conditioned = call(OutcomeInput(guidance->quantiles, guidance->given));
+    return unconditioned + guidance->weights.view({-1, 1, 1}) * (conditioned - unconditioned);
+  }
+
   // One deterministic teacher step of every token from timesteps `from` to
   // `to`; tokens with from == to (clean) are kept.
   at::Tensor TeacherStep(const at::Tensor& x, const at::Tensor& from, const at::Tensor& to,
-                         const at::Tensor& known_actions) const {
+                         const at::Tensor& known_actions, const GuidanceDraw* guidance) const {
     const at::Tensor ab_from = AlphaBar(from);
     at::Tensor x0, eps;
     NoiseSchedule::ToX0AndEps(options_.prediction, x,
-                              teacher_.Forward(x, from, nullptr, nullptr, known_actions), ab_from,
-                              &x0, &eps);
+                              TeacherOutput(x, from, known_actions, guidance), ab_from, &x0, &eps);
     const at::Tensor stepped = NoiseSchedule::DdimStep(x0, eps, ab_from, AlphaBar(to), 0.0, {});
     return at::where((from > to).unsqueeze(-1), stepped, x);
   }
@@ -185,12 +254,21 @@ class Distiller::Impl {
           (at::rand({count, options_.window, 1}, gen) < options_.known_action_prob).to(at::kFloat);
       known_actions = KnownActionInput(x0.narrow(2, 0, actions), known);
     }
+    std::optional<GuidanceDraw> guidance;
+    at::Tensor outcome;
+    if (student_config_.outcome_input) {  // drawn after the others
+      guidance = GuidanceDraw{at::rand({count}, gen),
+                              (at::rand({count}, gen) >= options_.outcome_dropout).to(at::kFloat),
+                              at::rand({count}, gen) * student_config_.max_outcome_guidance};
+      outcome = OutcomeInput(guidance->quantiles, guidance->given, guidance->weights);
+    }
+    const GuidanceDraw* guided = guidance ? &*guidance : nullptr;
     at::Tensor landed;
     {
       torch::NoGradGuard no_grad;
       teacher_.eval();
-      landed =
-          TeacherStep(TeacherStep(noisy, from, middle, known_actions), middle, to, known_actions);
+      landed = TeacherStep(TeacherStep(noisy, from, middle, known_actions, guided), middle, to,
+                           known_actions, guided);
     }
     // Clean tokens (ab_from = 1) have no target; they are masked out of the
     // loss, and a finite stand-in keeps NaN out of its sum.
@@ -198,12 +276,13 @@ class Distiller::Impl {
         noisy_mask.unsqueeze(-1),
         DistillationTarget(options_.prediction, noisy, landed, AlphaBar(from), AlphaBar(to)),
         at::zeros_like(noisy));
-    return DistillationBatch{noisy, from, target, noisy_mask.to(at::kFloat), known_actions};
+    return DistillationBatch{noisy,         from,   target, noisy_mask.to(at::kFloat),
+                             known_actions, outcome};
   }
 
   at::Tensor Loss(DfTransformerImpl& model, const DistillationBatch& batch) const {
-    const at::Tensor out =
-        model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr, batch.known_actions);
+    const at::Tensor out = model.Forward(batch.noisy, batch.timesteps, nullptr, nullptr,
+                                         batch.known_actions, batch.outcome);
     const at::Tensor per_token = (out - batch.target).pow(2).mean(-1);
     return (per_token * batch.noisy_mask).sum() / batch.noisy_mask.sum().clamp_min(1.0);
   }
@@ -212,6 +291,7 @@ class Distiller::Impl {
   const NoiseSchedule& schedule_;
   DistillerOptions options_;
   std::vector<at::Tensor> train_, validation_;
+  TransformerConfig student_config_;
   TrainingLoop loop_;
   at::Generator generator_;
   at::Tensor alpha_bar_;  // [T + 1], index t + 1

@@ -37,6 +37,10 @@ void TransformerConfig::Validate() const {
   require(num_timesteps > 0, "num_timesteps must be positive");
   require(action_input_dim >= 0 && action_input_dim < token_dim,
           "action_input_dim must be in [0, token_dim)");
+  require(std::isfinite(max_outcome_guidance) && max_outcome_guidance >= 0.0,
+          "max_outcome_guidance must be finite and >= 0");
+  require(!outcome_guidance_input() || outcome_input,
+          "max_outcome_guidance > 0 needs the outcome input");
 }
 
 // One pre-norm block whose norms are modulated per token by its timestep.
@@ -148,7 +152,9 @@ DfTransformerImpl::DfTransformerImpl(const TransformerConfig& config, uint64_t i
   }
   if (config.outcome_input) {  // registered last: models without it keep their initial weights
     outcome_input_ = register_module(
-        "outcome_input", torch::nn::Linear(torch::nn::LinearOptions(2, width).bias(false)));
+        "outcome_input",
+        torch::nn::Linear(
+            torch::nn::LinearOptions(config.outcome_input_width(), width).bias(false)));
   }
   InitializeLinearLayers(*this, init_seed);
   conditioning_weights_ = time_mlp_->parameters();
@@ -174,10 +180,14 @@ at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known) 
   return at::cat({given, known.expand_as(given.narrow(-1, 0, 1))}, -1);
 }
 
-at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given) {
-  const std::vector<at::Tensor> both =
-      at::broadcast_tensors({quantiles.to(at::kFloat), given.to(at::kFloat)});
-  return at::stack({(2 * both[0] - 1) * both[1], both[1]}, -1);
+at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given,
+                        const at::Tensor& weights) {
+  std::vector<at::Tensor> inputs = {quantiles.to(at::kFloat), given.to(at::kFloat)};
+  if (weights.defined()) inputs.push_back(weights.to(at::kFloat));
+  const std::vector<at::Tensor> all = at::broadcast_tensors(inputs);
+  std::vector<at::Tensor> columns = {(2 * all[0] - 1) * all[1], all[1]};
+  if (weights.defined()) columns.push_back(all[2] * all[1]);
+  return at::stack(columns, -1);
 }
 
 at::Tensor DfTransformerImpl::Forward(const at::Tensor& tokens, const at::Tensor& timesteps,
@@ -224,11 +234,14 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
         "DfTransformer: known actions need a model with the side input and shape [B or 1, " +
         std::to_string(window) + ", " + std::to_string(config_.action_input_dim + 1) + "]");
   }
-  if (outcome.defined() && (!outcome_input_ || outcome.dim() != 2 || outcome.size(1) != 2 ||
-                            (outcome.size(0) != 1 && outcome.size(0) != batch))) {
+  const int outcome_width = config_.outcome_input_width();
+  if (outcome.defined() &&
+      (!outcome_input_ || outcome.dim() != 2 || outcome.size(1) != outcome_width ||
+       (outcome.size(0) != 1 && outcome.size(0) != batch))) {
     throw std::invalid_argument(
         "DfTransformer: an outcome condition needs a model with the outcome input and shape "
-        "[B or 1, 2]");
+        "[B or 1, " +
+        std::to_string(outcome_width) + "]");
   }
   if (outcome.defined()) setup.noisy = (steps >= 0).to(tokens.options()).unsqueeze(-1);
   const int64_t attended = (cache != nullptr ? cache->size() : 0) + window;

@@ -76,8 +76,11 @@ def default_space(model_info, with_value_model=False):
     if model_info.get("outcome_condition"):  # classifier-free guidance toward an outcome
         # Off and 1 (the conditioned model alone) cost one model call per
         # window, the others two: a continuous range would almost never
-        # try the one-call settings.
-        dims += [Dimension("outcome_guidance", choices=(0.0, 1.0, 1.5, 2.0, 3.0)),
+        # try the one-call settings. A CFG-aware student takes weights up
+        # to its maximum, each in one call.
+        most = model_info.get("max_outcome_guidance", 0.0) or math.inf
+        weights = tuple(w for w in (0.0, 1.0, 1.5, 2.0, 3.0) if w <= most)
+        dims += [Dimension("outcome_guidance", choices=weights),
                  Dimension("target_outcome", 0.5, 1.0)]
     return {d.key: d for d in dims}
 

@@ -97,11 +97,12 @@ class DenoiseEngine {
   // (forward_graphs.h).
   // Throws std::invalid_argument for outcome guidance the options or the
   // model cannot give (a negative weight, a target outside [0, 1], a model
-  // without the outcome input).
+  // without the outcome input, a weight above a CFG-aware model's maximum).
   DenoiseEngine(DfTransformerImpl& model, const NoiseSchedule& schedule,
                 const DenoiseOptions& options, ForwardGraphs* graphs = nullptr);
 
-  // Model calls per window: 2 under outcome guidance other than 0 or 1.
+  // Model calls per window: 2 under outcome guidance other than 0 or 1,
+  // unless the model takes the weight as an input (CFG-aware).
   int ModelCallsPerWindow() const;
 
   // Applies every call of `program` to `tokens` ([N, H, d], edited in place)
@@ -152,6 +153,8 @@ class DenoiseEngine {
   // `call`s; `window_kv` gets the conditioned call's keys and values (its
   // clean tokens' are the unconditioned call's too, transformer.h).
   at::Tensor Guided(ModelCall call, WindowKeysValues* window_kv) const;
+  // Whether Guided needs one call: weight 0 or 1, or a CFG-aware model.
+  bool GuidedInOneCall() const;
   // Clean and noise estimates of tokens [begin, begin + count) before call
   // `row`, and the guidance gradient.
   Estimate Evaluate(const Tables& tables, int row, int begin, int count, const at::Tensor& tokens,

@@ -18,6 +18,17 @@
 // side input (transformer.h) gets each token's clean action through it with
 // probability known_action_prob, the teacher and the student alike.
 //
+// CFG-aware distillation (SnapFusion's, seed 003): an outcome-conditioned
+// teacher is distilled into a student that takes the guidance weight as an
+// input (transformer.h, max_outcome_guidance), so that guided sampling costs
+// one call per level instead of two. Each window draws a target quantile q
+// uniform in [0, 1] and a weight w uniform in [0, max_outcome_guidance], or
+// no condition with probability outcome_dropout; the teacher's steps are
+// then guided, lerp(unconditioned, conditioned on q, w) (two calls, or one
+// for a CFG-aware teacher), and the student sees [2 q - 1, 1, w]. Its
+// weight column starts at zero, so before training the student is the
+// teacher conditioned at w = 1.
+//
 // The student starts from the teacher's weights; AdamW with warmup and
 // cosine decay, gradient clipping, and an EMA of the weights that is
 // validated and returned for sampling. Runs on one device, without resume.
@@ -58,6 +69,11 @@ struct DistillerOptions : OptimizerOptions {
   double pyramid_prob = 0.5;
   double known_action_prob = 0.5;          // models with the known-action input only
   Prediction prediction = Prediction::kV;  // the teacher's parameterisation
+  // Outcome-conditioned teachers only: the largest guidance weight the
+  // student learns (0: a CFG-aware teacher's own; a teacher without the
+  // weight input needs one), and the fraction of windows with no condition.
+  double max_outcome_guidance = 0.0;
+  double outcome_dropout = 0.2;
   int validate_every = 250;
   int validation_windows = 256;
 
@@ -94,7 +110,8 @@ class Distiller {
   // fixed validation windows and noise (before Run: the teacher's own
   // one-step loss, since the student starts as the teacher).
   double ValidationLoss();
-  // The student's EMA weights, to sample with at teacher_levels / 2.
+  // The student's EMA weights, to sample with at teacher_levels / 2. Its
+  // config is the teacher's but for max_outcome_guidance.
   DfTransformerImpl& student();
   const std::vector<TrainLogRow>& log() const;
 

@@ -25,6 +25,11 @@
 // conditioned and an unconditioned call share one cache, which is what
 // classifier-free guidance needs.
 //
+// A CFG-aware student (distiller.h, max_outcome_guidance > 0) also takes the
+// guidance weight w: its input is [2 q - 1, 1, w] (or [0, 0, 0]), and one
+// call gives what its teacher gave as the lerp of an unconditioned and a
+// conditioned call at weight w, for w in [0, max_outcome_guidance].
+//
 // The output has the token's dimension and is interpreted as a v, x0 or eps
 // prediction by the sampler.
 #ifndef DFMPC_WORLDMODEL_TRANSFORMER_H_
@@ -54,10 +59,16 @@ struct TransformerConfig {
   int num_timesteps = 1000;  // training timesteps the level embedding covers
   int action_input_dim = 0;  // clean known-action side input (0: none; else the action size)
   bool outcome_input = false;  // the outcome condition (see above)
+  // The largest guidance weight a CFG-aware student takes as an input (see
+  // above); 0: none. Needs outcome_input.
+  double max_outcome_guidance = 0.0;
 
   // Throws std::invalid_argument naming the first impossible field.
   void Validate() const;
   int head_dim() const { return width / heads; }
+  bool outcome_guidance_input() const { return max_outcome_guidance > 0.0; }
+  // Columns of the outcome input: 3 with the guidance weight, else 2.
+  int outcome_input_width() const { return outcome_guidance_input() ? 3 : 2; }
 };
 
 // Keys (rotated) and values of the window tokens, one tensor per layer,
@@ -91,8 +102,8 @@ class DfTransformerImpl : public torch::nn::Module {
   // d]. When `window_kv` is non-null it receives the window's keys (rotated at their positions) and
   // values, ready to be committed to the cache. `known_actions` ([B or 1, w, action_input_dim + 1],
   // see above) may be given only to a model with the side input; undefined means no action is
-  // known. `outcome` ([B or 1, 2], OutcomeInput) only to a model with the outcome input; undefined
-  // means no condition.
+  // known. `outcome` ([B or 1, config().outcome_input_width()], OutcomeInput) only to a model with
+  // the outcome input; undefined means no condition.
   at::Tensor Forward(const at::Tensor& tokens, const at::Tensor& timesteps, const KvCache* cache,
                      WindowKeysValues* window_kv = nullptr,
                      const at::Tensor& known_actions = at::Tensor(),
@@ -149,8 +160,11 @@ at::Tensor KnownActionInput(const at::Tensor& actions, const at::Tensor& known);
 
 // The outcome input of a model with outcome_input: [2 quantile - 1, 1] per
 // row where `given` (float, 0 or 1), [0, 0] elsewhere; `quantiles` and
-// `given` are [B] (or broadcast to each other). Returns [B, 2].
-at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given);
+// `given` are [B] (or broadcast to each other). Returns [B, 2]. With
+// `weights` ([B] or broadcast), a CFG-aware student's input: [B, 3], the
+// guidance weight last ([0, 0, 0] where not given).
+at::Tensor OutcomeInput(const at::Tensor& quantiles, const at::Tensor& given,
+                        const at::Tensor& weights = at::Tensor());
 
 }  // namespace dfmpc::worldmodel
 
