@@ -273,7 +273,7 @@ void BindTraining(py::module_& module) {
              "`out` (after every validation), as `dfmpc distill`: teacher_levels 0 is a "
              "distilled teacher's own K, else 16; window 0 the teacher's training window. "
              "Keywords set DistillerOptions fields (steps, batch_size, learning_rate, seed, "
-             "...). progress(step, total, loss, tokens_per_second) is called after every step. "
+             "max_outcome_guidance for an outcome-conditioned teacher, ...). progress(step, total, loss, tokens_per_second) is called after every step. "
              "Returns the validation log.");
   module.def("train", &Train, py::arg("data"), py::arg("out"), py::kw_only(),
              py::arg("tokenizer") = "", py::arg("resume") = false,
