@@ -16,7 +16,9 @@
 # and report.csv (the reported ones). The data and model recipe are
 # examples/robots/arm3's (30 episodes, collect --seed 1, width 96);
 # DFMPC_STEPS (default 6000) and DFMPC_EVAL_EPISODES (default 10) shorten a
-# trial run. On a 2-core machine arm3 takes about 45 minutes (two
+# trial run; DFMPC_PLANNER_FLAGS adds planner flags to every dfmpc
+# evaluation (e.g. "--action-gain 1" to measure guidance without the task
+# file's gain). On a 2-core machine arm3 takes about 45 minutes (two
 # trainings at a time).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,6 +37,7 @@ dfmpc="${DFMPC_BUILD_DIR:-$root/build}/examples/dfmpc"
 out=${DFMPC_PROBE_OUT:-$root/out/outcome/$(basename "$task")}
 steps=${DFMPC_STEPS:-6000}
 episodes=${DFMPC_EVAL_EPISODES:-10}
+read -r -a planner_flags <<< "${DFMPC_PLANNER_FLAGS:-}"
 mkdir -p "$out"
 rm -f "$out"/selection_reward.csv "$out"/selection_advantage.csv "$out"/report.csv
 
@@ -66,6 +69,7 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 
 evaluate() {  # summary label seed eval-flags...
   local summary=$1 label=$2 seed=$3; shift 3
+  [ "$2" = dfmpc ] && set -- "$@" "${planner_flags[@]}"
   quiet "$out/eval_$(echo "$label $seed" | tr -c 'a-z0-9\n' '_').log" "$dfmpc" eval --episodes "$episodes" \
     --seed "$seed" --summary "$summary" --label "$label" "$@"
 }
