@@ -41,9 +41,8 @@ read -r -a planner_flags <<< "${DFMPC_PLANNER_FLAGS:-}"
 mkdir -p "$out"
 rm -f "$out"/selection_reward.csv "$out"/selection_advantage.csv "$out"/report.csv
 
-# At most one job per core; the first failure stops the probe.
-throttle() { while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done; }
-quiet() { local log=$1; shift; "$@" > "$log" 2>&1 || { echo "failed, see $log" >&2; exit 1; }; }
+# shellcheck source=scripts/probe_helpers.sh
+source "$root/scripts/probe_helpers.sh"
 
 echo "probe: data and peer" >&2
 [ -f "$out/data.h5" ] || quiet "$out/collect.log" "$dfmpc" collect --task "$task" --policy mixed \
@@ -90,12 +89,7 @@ for run in $(seq 0 $((runs - 1))); do
 done
 for kind in reward advantage; do
   for run in $(seq 0 $((runs - 1))); do
-    # The weight of the run's best mean return on the selection episodes.
-    w=$(awk -F, -v prefix="$kind run $run w=" '
-      NR == 1 { for (i = 1; i <= NF; i++) column[$i] = i; next }
-      index($column["label"], prefix) == 1 && (best == "" || $column["return_mean"] > best) {
-        best = $column["return_mean"]; pick = substr($column["label"], length(prefix) + 1) }
-      END { print pick }' "$out/selection_$kind.csv")
+    w=$(picked_weight "$out/selection_$kind.csv" "$kind run $run w=")
     evaluate "$out/report.csv" "$kind run $run w=$w" 0 --policy dfmpc \
       --model "$out/$kind$run.pt" --outcome-guidance "$w"
   done

@@ -5,7 +5,9 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -156,16 +158,42 @@ TEST(WindowOutcomesTest, QuantilesRankWindowsByTheirMeanReward) {
   const std::vector<at::Tensor> rewards = {torch::tensor({0.f, 1.f, 2.f, 3.f}),
                                            torch::tensor({5.f, 5.f, 5.f})};
   const WindowOutcomes outcomes(TokensOf(rewards), rewards, 2, 0);
-  const std::vector<float> expected = {0.1f, 0.3f, 0.5f, 0.8f, 0.8f};  // ties share a rank
   const std::vector<float>& quantiles = outcomes.training_quantiles();
-  ASSERT_EQ(quantiles.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_FLOAT_EQ(quantiles[i], expected[i]) << i;
+  ASSERT_EQ(quantiles.size(), 5u);
+  const std::vector<float> distinct = {0.1f, 0.3f, 0.5f};
+  for (size_t i = 0; i < distinct.size(); ++i) EXPECT_FLOAT_EQ(quantiles[i], distinct[i]) << i;
+  // The two windows of mean 5 share the top two slots, 0.7 and 0.9.
+  for (size_t i = 3; i < 5; ++i) {
+    EXPECT_TRUE(std::abs(quantiles[i] - 0.7f) < 1e-6 || std::abs(quantiles[i] - 0.9f) < 1e-6)
+        << quantiles[i];
+  }
   // Other sequences rank against the training windows.
   const std::vector<at::Tensor> others = {torch::tensor({9.f, 9.f}), torch::tensor({-1.f, -1.f})};
   EXPECT_EQ(outcomes.QuantilesOf(TokensOf(others), others), (std::vector<float>{1.f, 0.f}));
-  const std::vector<at::Tensor> constant = {torch::full({6}, 2.f)};
-  EXPECT_EQ(WindowOutcomes(TokensOf(constant), constant, 3, 0).training_quantiles(),
-            std::vector<float>(4, 0.5f));
+}
+
+// A binary reward: most windows never succeed or always do. Tied windows
+// spread over the quantiles they share, so a target of 0.9 inside the tie of
+// all-success windows is a label training saw (a shared mid-rank would give
+// them all 0.75 and leave 0.9 beyond every label).
+TEST(WindowOutcomesTest, TiedWindowsCoverTheirQuantiles) {
+  std::vector<at::Tensor> rewards;
+  for (int s = 0; s < 100; ++s) rewards.push_back(torch::full({4}, s < 50 ? 1.f : 0.f));
+  const std::vector<float> quantiles =
+      WindowOutcomes(TokensOf(rewards), rewards, 2, 0).training_quantiles();
+  ASSERT_EQ(quantiles.size(), 300u);
+  std::vector<float> successes;
+  for (size_t w = 0; w < 150; ++w) successes.push_back(quantiles[w]);
+  const auto [low, high] = std::minmax_element(successes.begin(), successes.end());
+  EXPECT_GE(*low, 0.5f);
+  EXPECT_LT(*low, 0.55f);
+  EXPECT_GT(*high, 0.95f);
+  EXPECT_LT(*high, 1.0f);
+  const double mean = std::accumulate(successes.begin(), successes.end(), 0.0) / 150;
+  EXPECT_NEAR(mean, 0.75, 0.03);  // the standard error of 150 draws is 0.012
+  for (size_t w = 150; w < 300; ++w) EXPECT_LT(quantiles[w], 0.5f) << w;
+  // The same data, the same labels.
+  EXPECT_EQ(WindowOutcomes(TokensOf(rewards), rewards, 2, 0).training_quantiles(), quantiles);
 }
 
 // Sequences whose start state (feature 1) sets most of the reward and whose

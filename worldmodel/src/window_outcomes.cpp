@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 
 namespace dfmpc::worldmodel {
@@ -137,13 +138,21 @@ std::vector<double> WindowOutcomes::Outcomes(const Windows& windows, bool traini
 std::vector<float> WindowOutcomes::Quantiles(const std::vector<double>& outcomes) const {
   std::vector<float> quantiles;
   const double count = static_cast<double>(sorted_outcomes_.size());
+  // A fixed seed: the same data gives the same labels.
+  std::mt19937_64 generator(0x5eed);
   for (const double outcome : outcomes) {
     // Windows whose outcomes differ by rounding alone (a running sum) are equal.
     const double tolerance = 1e-9 * std::max(1.0, std::abs(outcome));
     const auto below =
         std::lower_bound(sorted_outcomes_.begin(), sorted_outcomes_.end(), outcome - tolerance);
     const auto not_above = std::upper_bound(below, sorted_outcomes_.end(), outcome + tolerance);
-    const double rank = (below - sorted_outcomes_.begin()) + 0.5 * (not_above - below);
+    const auto equal = static_cast<uint64_t>(not_above - below);
+    // One of the tie's slots, drawn: labels stay uniform on [0, 1] when many
+    // windows share an outcome (a binary reward's all-success windows), so
+    // a target inside the tie is a label the model was trained on. A shared
+    // mid-rank would leave the labels above the tie's middle unseen.
+    double rank = static_cast<double>(below - sorted_outcomes_.begin());
+    if (equal > 0) rank += static_cast<double>(generator() % equal) + 0.5;
     quantiles.push_back(static_cast<float>(rank / count));
   }
   return quantiles;

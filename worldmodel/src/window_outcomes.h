@@ -31,13 +31,16 @@ class WindowOutcomes {
                  int64_t state_feature = 0);
 
   // The quantile of every training window (sequence by sequence, start by
-  // start: the order SampleWindows numbers them in): (windows below + half
-  // the windows equal) / windows. A constant outcome gives 0.5 everywhere.
+  // start: the order SampleWindows numbers them in): (windows below + j +
+  // 1/2) / windows, j drawn from 0 .. (windows equal) - 1, so that tied
+  // windows spread over the quantiles they share (a constant outcome gives
+  // labels all over [0, 1], and no information).
   const std::vector<float>& training_quantiles() const { return training_quantiles_; }
 
   // The quantiles of the windows of other sequences (validation), in the
-  // same order, among the training windows; their baselines come from every
-  // training sequence.
+  // same order, among the training windows (ties drawn alike, and a window
+  // equal to none: windows below / windows); their baselines come from
+  // every training sequence.
   std::vector<float> QuantilesOf(const std::vector<at::Tensor>& sequences,
                                  const std::vector<at::Tensor>& rewards) const;
 
