@@ -58,9 +58,11 @@ def run_episode(model, options, seed, horizon_rows):
     observations, predictions, total = [observation], [], 0.0
     for _ in range(env.episode_length):
         predictions.append(np.array(planner.plan.observations[:horizon_rows]))
-        observation, reward, _, _, _ = env.step(action)
+        observation, reward, terminated, truncated, _ = env.step(action)
         total += reward
         observations.append(observation)
+        if terminated or truncated:
+            break
         action = planner.act(observation)
     return total, np.array(observations), predictions
 
