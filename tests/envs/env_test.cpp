@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dfmpc/envs/episode.h"
@@ -41,8 +42,10 @@ TEST_P(EveryTaskTest, HasConsistentSpecs) {
   EXPECT_TRUE((observation.array() <= env->observation_spec().upper.array()).all());
   EXPECT_TRUE((env->action_spec().lower.array() == -1.0).all());
   EXPECT_TRUE((env->action_spec().upper.array() == 1.0).all());
-  // dm_control's episode: 1000 physics steps, at any control rate.
-  EXPECT_EQ(env->episode_length() * env->action_repeat(), 1000);
+  // dm_control's episode, at any control rate: 1000 physics steps, or the
+  // walker's 1000 control steps of ten physics steps.
+  const bool walker = GetParam().rfind("walker_", 0) == 0;
+  EXPECT_EQ(env->episode_length() * env->action_repeat(), walker ? 10000 : 1000);
 }
 
 TEST_P(EveryTaskTest, SameSeedGivesTheSameTrajectoryBitForBit) {
@@ -112,8 +115,9 @@ INSTANTIATE_TEST_SUITE_P(Tasks, EveryTaskTest, testing::ValuesIn(TaskNames()),
 
 TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
-  for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
-                           "pointmass_maze", "pendulum_swingup_novel", "cheetah_run"}) {
+  for (const char* name :
+       {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher", "pointmass_maze",
+        "pendulum_swingup_novel", "cheetah_run", "walker_walk", "walker_run"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -267,6 +271,30 @@ TEST(EnvTest, ASettledResetStartsAtRestOnTheFloor) {
     EXPECT_LT(start[kRootZ], -0.05) << "seed " << seed << ": the torso came down";
     EXPECT_LT(start.segment(kFirstVelocity, 9).cwiseAbs().maxCoeff(), 0.5) << "seed " << seed << ": at rest";
     EXPECT_EQ(unsettled->Reset(seed)[kRootZ], 0.0) << "unsettled, it hangs where the draw left it";
+  }
+}
+
+// The walker at zero joint positions stands straight, its feet on the
+// floor and its torso 1.3 m up. dm_control's walker rewards then give a
+// sixth for standing still and 1 for moving at or above 1 m/s (the run:
+// 8 m/s), per 25 ms control step: ten physics steps of a tenth each here,
+// so a return stays within [0, 1000] as dm_control's does.
+TEST(EnvTest, TheWalkerEarnsDmControlsRewardPerControlStep) {
+  constexpr int kJoints = 9;  // rootz, rootx, rooty and the six leg joints
+  constexpr int kRootXVelocity = 2 + kJoints + 1;
+  for (const auto& [task, speed, reward] :
+       std::vector<std::tuple<std::string, double, double>>{{"walker_walk", 0.0, 1.0 / 6.0},
+                                                            {"walker_run", 0.0, 1.0 / 6.0},
+                                                            {"walker_walk", 3.0, 1.0},
+                                                            {"walker_run", 12.0, 1.0}}) {
+    auto env = MakeEnv(task);
+    ASSERT_EQ(env->action_repeat(), 10) << task;
+    env->Reset(0);
+    Eigen::VectorXd state = Eigen::VectorXd::Zero(env->state().size());
+    state[kRootXVelocity] = speed;
+    env->set_state(state);
+    const StepResult step = env->Step(Eigen::VectorXd::Zero(6));
+    EXPECT_NEAR(step.reward, reward, 1e-3) << task << " at " << speed << " m/s";
   }
 }
 
