@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "model_loader.h"
 
@@ -301,7 +302,12 @@ void Task::Initialize(mjData* data, Rng* rng) const {
 
 void Task::Sense(const mjModel* model, mjData* data) const {
   if (needs_acceleration_) {
+    // mj_forward stores its accelerations as the solver's next warm start;
+    // keep the one mj_step left, which the state records, so that a state
+    // restored and sensed again steps on bit for bit.
+    std::vector<mjtNum> warmstart(data->qacc_warmstart, data->qacc_warmstart + model->nv);
     mj_forward(model, data);
+    std::copy(warmstart.begin(), warmstart.end(), data->qacc_warmstart);
     return;
   }
   // What position and velocity sensors read, without mj_fwdPosition's

@@ -158,12 +158,19 @@ int RequireId(const mjModel* model, mjtObj type, const TaskTable& table, const s
 Quantity ParseSensorReading(const TaskTable& table, const mjModel* model) {
   const int index = table.Integer("index", 0);
   const int address = SensorAddress(table, "sensor", index, model);
-  if (!table.Has("minus")) {
-    return [address](const mjModel*, const mjData* d) { return d->sensordata[address]; };
+  Quantity reading = [address](const mjModel*, const mjData* d) { return d->sensordata[address]; };
+  if (table.Has("minus")) {
+    const int minus = SensorAddress(table, "minus", index, model);
+    reading = [address, minus](const mjModel*, const mjData* d) {
+      return d->sensordata[address] - d->sensordata[minus];
+    };
   }
-  const int minus = SensorAddress(table, "minus", index, model);
-  return [address, minus](const mjModel*, const mjData* d) {
-    return d->sensordata[address] - d->sensordata[minus];
+  if (!table.Boolean("log1p", false)) return reading;
+  // dm_control's touch features: a contact force spans 0 to thousands of
+  // newtons, ln(1 + f) a few units. Odd in x, so any reading stays finite.
+  return [reading](const mjModel* m, const mjData* d) {
+    const double x = reading(m, d);
+    return std::copysign(std::log1p(std::abs(x)), x);
   };
 }
 

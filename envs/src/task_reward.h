@@ -33,7 +33,8 @@ struct QuantityScope {
 };
 
 // A feature's reading: one component (`index`) of a sensor, minus the same
-// component of another (`minus`) when given.
+// component of another (`minus`) when given; with `log1p = true`,
+// sign(x) ln(1 + |x|) of that.
 Quantity ParseSensorReading(const task::TaskTable& table, const mjModel* model);
 
 // One of: feature = NAME, sensor = NAME (+ index, minus), action = ACTUATOR,

@@ -14,7 +14,8 @@ constexpr char kAnchorLabel[] = "TD-MPC2 (published)";
 std::optional<double> PublishedReturn(const std::string& task) {
   static const std::map<std::string, double> returns = {
       {"pendulum_swingup", 819.0}, {"cartpole_swingup", 876.0}, {"reacher", 983.0},
-      {"cheetah_run", 844.0},      {"walker_walk", 980.0},      {"walker_run", 842.0}};
+      {"cheetah_run", 844.0},      {"walker_walk", 980.0},      {"walker_run", 842.0},
+      {"hopper_stand", 954.0},     {"hopper_hop", 338.0}};
   const auto found = returns.find(task);
   if (found == returns.end()) return std::nullopt;
   return found->second;

@@ -45,8 +45,9 @@ void PrintObservations(const task::TaskSpec& spec, const envs::Env& env) {
   Table table({"index", "name", "sensor", "component", "scale", "bounds"});
   int index = 0;
   for (const task::TaskTable& feature : spec.root.Tables("observation")) {
-    const std::string sensor =
+    std::string sensor =
         feature.Text("sensor") + (feature.Has("minus") ? " - " + feature.Text("minus") : "");
+    if (feature.Boolean("log1p", false)) sensor = "log1p(" + sensor + ")";
     const double lower = env.observation_spec().lower[index];
     const double upper = env.observation_spec().upper[index];
     table.AddRow({std::to_string(index), feature.Text("name"), sensor,

@@ -43,9 +43,10 @@ TEST_P(EveryTaskTest, HasConsistentSpecs) {
   EXPECT_TRUE((env->action_spec().lower.array() == -1.0).all());
   EXPECT_TRUE((env->action_spec().upper.array() == 1.0).all());
   // dm_control's episode, at any control rate: 1000 physics steps, or the
-  // walker's 1000 control steps of ten physics steps.
+  // walker's 1000 control steps of ten physics steps and the hopper's of four.
   const bool walker = GetParam().rfind("walker_", 0) == 0;
-  EXPECT_EQ(env->episode_length() * env->action_repeat(), walker ? 10000 : 1000);
+  const bool hopper = GetParam().rfind("hopper_", 0) == 0;
+  EXPECT_EQ(env->episode_length() * env->action_repeat(), walker ? 10000 : hopper ? 4000 : 1000);
 }
 
 TEST_P(EveryTaskTest, SameSeedGivesTheSameTrajectoryBitForBit) {
@@ -115,9 +116,9 @@ INSTANTIATE_TEST_SUITE_P(Tasks, EveryTaskTest, testing::ValuesIn(TaskNames()),
 
 TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
-  for (const char* name :
-       {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher", "pointmass_maze",
-        "pendulum_swingup_novel", "cheetah_run", "walker_walk", "walker_run"}) {
+  for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
+                           "pointmass_maze", "pendulum_swingup_novel", "cheetah_run", "walker_walk",
+                           "walker_run", "hopper_stand", "hopper_hop"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -296,6 +297,72 @@ TEST(EnvTest, TheWalkerEarnsDmControlsRewardPerControlStep) {
     const StepResult step = env->Step(Eigen::VectorXd::Zero(6));
     EXPECT_NEAR(step.reward, reward, 1e-3) << task << " at " << speed << " m/s";
   }
+}
+
+// The hopper at zero joint positions stands straight, its torso's centre of
+// mass about 0.97 m above its foot's. dm_control's hopper rewards then give
+// per 20 ms control step (four physics steps of a quarter each here):
+// standing with no control 1, with every control at 0.5 (each keeps
+// 1 - 0.5^2 of the small-control term) (0.75 + 4) / 5; hopping at rest 0,
+// at 1.5 m/s 0.75 (linear, 0.5 at the 1 m/s margin below 2), at 3 m/s 1.
+// Upside down, the torso's centre is below the foot's: no reward at all.
+TEST(EnvTest, TheHopperEarnsDmControlsRewardPerControlStep) {
+  constexpr int kFirstVelocity = 2 + 7;  // after the time, the step and the 7 positions
+  constexpr int kRootY = 2 + 2;          // after the time and the step: rootx, rootz, rooty
+  constexpr double kUpsideDown = 3.141592653589793;
+  struct Case {
+    std::string task;
+    double speed, pitch, control, reward;
+  };
+  for (const Case& c : std::vector<Case>{{"hopper_stand", 0.0, 0.0, 0.0, 1.0},
+                                         {"hopper_stand", 0.0, 0.0, 0.5, 0.95},
+                                         {"hopper_stand", 0.0, kUpsideDown, 0.0, 0.0},
+                                         {"hopper_hop", 0.0, 0.0, 0.0, 0.0},
+                                         {"hopper_hop", 1.5, 0.0, 0.0, 0.75},
+                                         {"hopper_hop", 3.0, 0.0, 0.0, 1.0},
+                                         {"hopper_hop", 3.0, kUpsideDown, 0.0, 0.0}}) {
+    auto env = MakeEnv(c.task);
+    ASSERT_EQ(env->action_repeat(), 4) << c.task;
+    ASSERT_EQ(env->episode_length(), 1000) << c.task;
+    env->Reset(0);
+    Eigen::VectorXd state = Eigen::VectorXd::Zero(env->state().size());
+    state[kRootY] = c.pitch;
+    state[kFirstVelocity] = c.speed;
+    env->set_state(state);
+    const StepResult step = env->Step(Eigen::VectorXd::Constant(4, c.control));
+    EXPECT_NEAR(step.reward, c.reward, 1e-3)
+        << c.task << " at " << c.speed << " m/s, pitch " << c.pitch << ", control " << c.control;
+  }
+}
+
+// `log1p = true` observes sign(x) ln(1 + |x|) of a reading: the hopper's
+// touch (a force, >= 0) as dm_control does, and any signed reading finite.
+TEST(EnvTest, Log1pFeaturesCompressTheirReadingKeepingItsSign) {
+  const task::TaskSpec hopper = task::LoadTaskSpec("hopper_stand");
+  std::string toml = hopper.toml_text;
+  const std::string first = "[[observation]]";
+  ASSERT_NE(toml.find(first), std::string::npos);
+  // Two raw readings and one signed reading compressed, ahead of the rest.
+  toml.insert(
+      toml.find(first),
+      "[[observation]]\nname = \"raw_toe\"\nsensor = \"toe_touch\"\n\n"
+      "[[observation]]\nname = \"raw_speed\"\nsensor = \"rootz_velocity\"\n\n"
+      "[[observation]]\nname = \"log_speed\"\nsensor = \"rootz_velocity\"\nlog1p = true\n\n");
+  const auto env = MakeEnv(task::ParseTaskSpec(toml, hopper.mjcf_text, "variant/task.toml"));
+  constexpr int kRawToe = 0, kRawSpeed = 1, kLogSpeed = 2, kToe = 3 + 13;
+  env->Reset(0);
+  bool touched = false, fell = false;
+  for (int t = 0; t < 100; ++t) {
+    const Eigen::VectorXd o = env->Step(TestAction(t, 4)).observation;
+    EXPECT_NEAR(o[kToe], std::log1p(o[kRawToe]), 1e-12) << "step " << t;
+    EXPECT_NEAR(o[kLogSpeed], std::copysign(std::log1p(std::abs(o[kRawSpeed])), o[kRawSpeed]),
+                1e-12)
+        << "step " << t;
+    touched = touched || o[kRawToe] > 1.0;
+    fell = fell || o[kRawSpeed] < -0.1;
+  }
+  EXPECT_TRUE(touched) << "the toe never met the floor: the test saw no force";
+  EXPECT_TRUE(fell) << "no negative reading: the sign was not exercised";
 }
 
 }  // namespace
