@@ -159,8 +159,8 @@ void AddControlCommand(CLI::App& app) {
   AddMlpMppiFlags(*cmd, options->mppi);
   cmd->add_option("--seed", options->seed, "episode seed (initial state)")->capture_default_str();
   cmd->add_option("--steps", options->steps,
-                  "control steps in the episode (0: dm_control's 1000 physics steps, i.e. "
-                  "1000 / action repeat control steps)")
+                  "control steps in the episode (0: the task's episode, its "
+                  "episode_physics_steps / action repeat)")
       ->capture_default_str();
   cmd->add_option("--out", options->out, "directory for trajectory.png, episode.gif, steps.csv")
       ->capture_default_str();

@@ -43,10 +43,12 @@ TEST_P(EveryTaskTest, HasConsistentSpecs) {
   EXPECT_TRUE((env->action_spec().lower.array() == -1.0).all());
   EXPECT_TRUE((env->action_spec().upper.array() == 1.0).all());
   // dm_control's episode, at any control rate: 1000 physics steps, or the
-  // walker's 1000 control steps of ten physics steps and the hopper's of four.
+  // walker's 1000 control steps of ten physics steps and the hopper's of
+  // four; the push's 10 s of 5 ms steps.
   const bool walker = GetParam().rfind("walker_", 0) == 0;
   const bool hopper = GetParam().rfind("hopper_", 0) == 0;
-  EXPECT_EQ(env->episode_length() * env->action_repeat(), walker ? 10000 : hopper ? 4000 : 1000);
+  const int physics_steps = walker ? 10000 : hopper ? 4000 : GetParam() == "push" ? 2000 : 1000;
+  EXPECT_EQ(env->episode_length() * env->action_repeat(), physics_steps);
 }
 
 TEST_P(EveryTaskTest, SameSeedGivesTheSameTrajectoryBitForBit) {
@@ -118,7 +120,7 @@ TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
   for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
                            "pointmass_maze", "pendulum_swingup_novel", "cheetah_run", "walker_walk",
-                           "walker_run", "hopper_stand", "hopper_hop"}) {
+                           "walker_run", "hopper_stand", "hopper_hop", "push"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
