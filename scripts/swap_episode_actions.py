@@ -11,11 +11,9 @@ the actions it is told.
 """
 
 import argparse
-import sys
-
-import numpy as np
 
 import dfmpc
+from dataset_copy import episode_observations, write_copy
 
 
 def main():
@@ -40,21 +38,12 @@ def main():
     for i, (start, length) in enumerate(zip(starts, lengths)):
         donor = (i + 1) % len(starts)
         steps = min(length, lengths[donor])  # the shorter of the two episodes
-        observations = data["observations"][start:start + steps]
-        last = data["next_observations"][start + steps - 1]
         episodes.append({
-            "observations": np.vstack([observations, last]),
+            "observations": episode_observations(data, start, steps),
             "actions": data["actions"][starts[donor]:starts[donor] + steps],
             "rewards": data["rewards"][start:start + steps],
         })
-    try:
-        dfmpc.write_dataset(args.out, episodes, info["task"], policy="swapped actions",
-                            seed=info["seed"], action_repeat=info["action_repeat"],
-                            control_timestep=info["control_timestep"],
-                            episode_physics_steps=info["episode_physics_steps"])
-    except (RuntimeError, ValueError) as error:
-        parser.error(str(error))
-    print(f"wrote {args.out}: {len(episodes)} episodes", file=sys.stderr)
+    write_copy(parser, args.out, episodes, info, "swapped actions")
 
 
 if __name__ == "__main__":
