@@ -80,21 +80,18 @@ INSTANTIATE_TEST_SUITE_P(
         // step of the first nominal model that failed, 28.
         RegressionCase{"pendulum_swingup", 1000, {0, 1, 2}, 250.0},
         // Whole 10 s episodes (250 steps of 4 physics steps) with the
-        // shipped student: the recipe's run with training seed 1 (trained on
-        // a GPU), distilled to K = 4 levels and planned there with the
-        // re-noise moved to 2 and the task's action gain 1.6 above the knee
-        // 0.5; measured 851.8, 851.5, 851.3: mean 852; per-episode std 0.6
-        // over 10 episodes; random 59; its teacher at K = 16 665.
+        // shipped student (distilled to K = 4 levels) and the task file's
+        // table (tuned without action gain or window): measured 838.9,
+        // 836.3, 837.3: mean 837; random 59; its teacher at K = 16 665.
         RegressionCase{"cartpole_swingup", 250, {0, 1, 2}, 800.0},
-        // The K = 16 model it replaced as the default (2026-11-28), which the
-        // shipped critic was chosen with; measured with the action gain 836,
-        // 836, 836: mean 836 (gain 1: 779, 779, 821; the cheapest
-        // candidate: 800, 785, 808); per-episode std 0.4 (gain 1: 16); the
-        // nominal model with the untuned 4 re-noise levels 607.
+        // The K = 16 model the shipped critic was chosen with, at K = 16
+        // with the task file's table: measured 846.5, 847.4, 847.3: mean
+        // 847 (sampled at the student's K = 4 631, 668, 680); the nominal model
+        // with the untuned 4 re-noise levels 607.
         RegressionCase{"cartpole_swingup", 250, {0, 1, 2}, 700.0, "cartpole_swingup_k16"},
-        // Whole 10 s episodes; measured 995, 995, 991: mean 994 (the
-        // cheapest candidate: 990, 988, 855); per-episode std 2; random 295;
-        // with 4 re-noise levels 815 over 10 episodes.
+        // Whole 10 s episodes with the task file's table: measured 997.5,
+        // 996.7, 995.7: mean 997; random 295; with the library's 4 re-noise
+        // levels (K = 16) 815 over 10 episodes.
         RegressionCase{"cartpole_balance", 250, {0, 1, 2}, 700.0},
         // Whole 20 s episodes; measured 975, 998, 978: mean 984 (without
         // the action window 974, 998, 978; the cheapest candidate: 974,

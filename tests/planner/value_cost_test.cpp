@@ -162,21 +162,19 @@ struct CriticCase {
 void PrintTo(const CriticCase& c, std::ostream* os) { *os << c.model; }
 
 // The mean return of the case's model over whole episodes from seeds 0, 1,
-// 2 with the task's planner options at action gain 1 and `critic` (none if
-// empty).
+// 2 with the planner options the critic was chosen with and `critic` (none
+// if empty).
 double ShippedReturn(const CriticCase& c, const std::string& critic) {
   const std::string& task = c.task;
   const worldmodel::Checkpoint model = worldmodel::LoadCheckpoint(ModelPath(c.model));
   envs::EnvOptions env_options;
   env_options.action_repeat = model.info.action_repeat;
   auto env = envs::MakeEnv(task, env_options);
-  PlannerOptions options = TunedPlannerOptions(task);
-  // The critic and the cart-pole's action gain (2026-11-28) are two ways
-  // to the same return, not a pair: together they scored 801.0 on these
-  // episodes, against 835.7 for the gain alone (docs/experiments.md, A
-  // value beyond the plan). The critic is measured as it was chosen.
-  options.action_gain = 1.0;
-  options.action_gain_knee = 0.0;
+  // The options the critic was chosen with (MPPI, 8 re-noise levels, the
+  // library's defaults otherwise), not the task file's re-tuned table.
+  PlannerOptions options;
+  options.selection = Selection::kMppi;
+  options.renoise_levels = 8;
   options.value_model = critic;
   double total = 0.0;
   for (std::uint64_t seed : {0, 1, 2}) {

@@ -87,7 +87,7 @@ def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_mo
     planner = dfmpc.Planner.from_file(pendulum_model, candidates=2, mode="replan")
     assert planner.options.candidates == 2 and planner.options.mode == "replan"
     assert planner.options.renoise_levels == tuned.renoise_levels
-    assert dfmpc.tuned_options("cartpole_swingup").renoise_levels == 8
+    assert dfmpc.tuned_options("cartpole_swingup").renoise_levels == 12
     assert (tuned.action_window, planner.options.action_window) == (8, 8)
     assert dfmpc.Planner.from_file(pendulum_model, action_window=1).options.action_window == 1
     assert (tuned.action_gain, tuned.action_gain_knee) == (2.2, 0.3)
