@@ -1,6 +1,6 @@
 """dfmpc tune: a tiny search writes a [planner] table the task check accepts,
-refuses settings over the latency budget, explains bad input, and keeps the
-best table whole on Ctrl-C. Short episodes of the shipped pendulum model."""
+refuses settings over the latency budget or rougher than a limit, explains
+bad input, and keeps the best table whole on Ctrl-C. Short episodes of the shipped pendulum model."""
 
 import csv
 import shutil
@@ -87,6 +87,19 @@ def test_a_setting_over_the_latency_budget_is_refused(dfmpc_tool, task_copy):
     assert (folder / "task.toml").read_text() == before
 
 
+def test_a_setting_rougher_than_the_limit_is_refused(dfmpc_tool, task_copy):
+    folder, model = task_copy
+    before = (folder / "task.toml").read_text()
+    # A swing-up moves its actions every step: no setting changes them by less.
+    done = run_tune(dfmpc_tool, folder, model, "--trials", "1", "--jobs", "1",
+                    "--keys", "action_window", "--max-abs-da", "1e-6", "--budget-ms", "1000",
+                    "--episodes", "1", "--steps", "60")
+    assert done.returncode == 1
+    assert "too rough (mean |Δa|" in done.stdout + done.stderr
+    assert "file is unchanged" in done.stderr
+    assert (folder / "task.toml").read_text() == before
+
+
 @pytest.mark.parametrize("options, message", [
     ({"space": ("levls=1:4",)}, "levls"),
     ({"space": ("temperature=0.5:0.1",)}, "empty range"),
@@ -95,6 +108,7 @@ def test_a_setting_over_the_latency_budget_is_refused(dfmpc_tool, task_copy):
     ({"keys": ("eta",)}, "not in the default space"),
     ({"budget_ms": 0.001}, "below one model call"),
     ({"trials": 0}, "trials must be at least 1"),
+    ({"max_abs_da": -0.1}, "max_abs_da must be >= 0"),
     ({"check_seed": 1}, "never saw"),
 ])
 def test_bad_input_is_a_clear_error(task_copy, options, message):

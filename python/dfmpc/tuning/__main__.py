@@ -54,6 +54,10 @@ def parse(argv):
     parser.add_argument("--tolerance", type=float, default=0.01,
                         help="settings within this share of the best return count as "
                              "equal, and the smoothest wins (default 0.01)")
+    parser.add_argument("--max-abs-da", type=float, default=0.0,
+                        help="refuse settings whose executed actions change by more than "
+                             "this per control step (mean |Δa| over the episodes); 0: no "
+                             "limit (default 0)")
     parser.add_argument("--out", default="",
                         help="write the task file with the tuned table here instead of "
                              "over the task file (then the model is not stamped)")
@@ -81,6 +85,7 @@ def main(argv=None):
                       check_episodes=args.check_episodes, check_seed=args.check_seed,
                       steps=args.steps, jobs=args.jobs, minutes=args.minutes,
                       space=tuple(args.space), keys=keys, tolerance=args.tolerance,
+                      max_abs_da=args.max_abs_da,
                       out=args.out, csv=args.csv, stamp=not args.no_stamp,
                       sampler_seed=args.sampler_seed, value_model=args.value_model,
                       tool=args.tool)

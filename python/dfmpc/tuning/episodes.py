@@ -23,6 +23,14 @@ class OverBudget(Exception):
         self.p99_ms = p99_ms
 
 
+class TooRough(Exception):
+    """The setting's executed actions change more per step than allowed."""
+
+    def __init__(self, mean_abs_da, limit):
+        super().__init__(f"mean |Δa| {mean_abs_da:.3f} > limit {limit:g}")
+        self.mean_abs_da = mean_abs_da
+
+
 @dataclasses.dataclass
 class Episodes:
     """What a setting did over its episodes."""
@@ -98,6 +106,13 @@ def run_episodes(model, task, overrides, seeds, max_steps=0, budget_ms=0.0, on_e
     if budget_ms > 0 and result.latencies_ms:
         _check_budget(result.latencies_ms, budget_ms)
     return result
+
+
+def check_smoothness(result, limit, slack=1.0):
+    """Raises TooRough when the episodes' mean |Δa| exceeds slack * limit (> 0)."""
+    mean_abs_da = float(np.mean(result.action_changes))
+    if mean_abs_da > slack * limit:
+        raise TooRough(mean_abs_da, limit)
 
 
 def _check_budget(latencies_ms, budget_ms, slack=1.0):

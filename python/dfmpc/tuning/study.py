@@ -2,7 +2,8 @@
 
 Each trial draws a setting from the space, runs closed-loop episodes on the
 held-out seeds (pruned by the median rule after two episodes, refused when
-its warm steps exceed the latency budget) and scores their mean return.
+its warm steps exceed the latency budget, or its actions the smoothness
+limit where one is given) and scores their mean return.
 The main process shows progress and, at the end or on Ctrl-C, writes the
 best setting as the task file's [planner] table; of the settings whose
 return is within `tolerance` of the best, the smoothest (least mean |Δa|)
@@ -45,6 +46,7 @@ class Settings:
     space: tuple = ()
     keys: tuple = None
     tolerance: float = 0.01
+    max_abs_da: float = 0.0
     out: str = ""
     csv: str = ""
     stamp: bool = True
@@ -68,6 +70,8 @@ class Settings:
             raise ValueError(f"budget_ms must be > 0, got {self.budget_ms}")
         if not 0 <= self.tolerance < 1:
             raise ValueError(f"tolerance must be in [0, 1), got {self.tolerance}")
+        if not self.max_abs_da >= 0:
+            raise ValueError(f"max_abs_da must be >= 0 (0: no limit), got {self.max_abs_da}")
         if not self.minutes >= 0:
             raise ValueError(f"minutes must be >= 0 (0: no limit), got {self.minutes}")
         if self.check_seed == self.seed and self.check_episodes > 0:
@@ -132,6 +136,9 @@ def _objective(optuna, job, trial):
     trial.set_user_attr("overrides", overrides)
 
     def on_episode(done, result):
+        if s.max_abs_da > 0:  # twice the limit stops a trial early; its mean decides at the end
+            episodes_lib.check_smoothness(result, s.max_abs_da,
+                                          slack=1.0 if done == s.episodes else 2.0)
         trial.report(result.mean_return(), done - 1)
         if trial.should_prune():
             trial.set_user_attr("pruned_after", done)
@@ -142,7 +149,10 @@ def _objective(optuna, job, trial):
             s.model, s.task, overrides, episodes_lib.episode_seeds(s.seed, s.episodes),
             s.steps, s.budget_ms, on_episode)
     except episodes_lib.OverBudget as over:
-        trial.set_user_attr("refused", str(over))
+        trial.set_user_attr("refused", f"over budget ({over})")
+        raise optuna.TrialPruned() from None
+    except episodes_lib.TooRough as rough:
+        trial.set_user_attr("refused", f"too rough ({rough})")
         raise optuna.TrialPruned() from None
     except (ValueError, RuntimeError) as error:  # options the library refuses together
         trial.set_user_attr("failed", str(error))
@@ -189,7 +199,7 @@ def _describe(trial):
         return (f"{trial.value:.1f} (|Δa| {s['mean_abs_da']:.3f}, "
                 f"p99 {s['p99_ms']:.2f} ms)")
     if "refused" in attrs:
-        return f"over budget ({attrs['refused']})"
+        return attrs["refused"]
     if "pruned_after" in attrs:
         return f"pruned after {attrs['pruned_after']} episodes"
     return f"failed: {attrs.get('failed', 'interrupted')}"
@@ -247,7 +257,8 @@ def _write_table(s, options, finished, distilled_levels):
     with open(task_file) as source:
         text = source.read()
     comments = [f"Chosen by `dfmpc tune` from {finished} trials of {s.episodes} episodes "
-                f"(eval seed {s.seed}), warm-step p99 within {s.budget_ms:g} ms;",
+                f"(eval seed {s.seed}), warm-step p99 within {s.budget_ms:g} ms"
+                f"{f', mean |Δa| within {s.max_abs_da:g}' if s.max_abs_da else ''};",
                 "keys not listed take the library defaults (docs/planner_options.md)."]
     table = table_lib.format_table(_table_options(options, distilled_levels), comments)
     table_lib.write_whole(out, table_lib.replace_table(text, table))
@@ -378,7 +389,8 @@ def tune(task, model, **options):
     jobs = min(s.jobs or os.cpu_count() or 1, s.trials)
     print(f"tune: {s.task} with {s.model}: {s.trials} trials of {s.episodes} episodes "
           f"(eval seed {s.seed}{f', {s.steps} steps' if s.steps else ''}) in {jobs} processes, "
-          f"warm-step p99 <= {s.budget_ms:g} ms (one call: {floor_ms:.2f} ms)", flush=True)
+          f"warm-step p99 <= {s.budget_ms:g} ms (one call: {floor_ms:.2f} ms)"
+          f"{f', mean |Δa| <= {s.max_abs_da:g}' if s.max_abs_da else ''}", flush=True)
     for dim in dims.values():
         print(f"tune:   {dim}")
     for key, value in fixed.items():
