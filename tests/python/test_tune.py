@@ -1,6 +1,7 @@
 """dfmpc tune: a tiny search writes a [planner] table the task check accepts,
 refuses settings over the latency budget or rougher than a limit, explains
-bad input, and keeps the best table whole on Ctrl-C. Short episodes of the shipped pendulum model."""
+bad input, confirms its leaders, and keeps the best table whole on Ctrl-C.
+Short episodes of the shipped pendulum model."""
 
 import csv
 import shutil
@@ -17,7 +18,7 @@ from conftest import ROOT
 pytest.importorskip("optuna")
 
 TASK = ROOT / "envs" / "tasks" / "pendulum_swingup"
-SHORT = ["--episodes", "2", "--steps", "30", "--check-episodes", "1"]
+SHORT = ["--episodes", "2", "--steps", "30", "--check-episodes", "1", "--confirm-episodes", "1"]
 
 
 @pytest.fixture
@@ -67,8 +68,12 @@ def test_a_tiny_search_writes_a_table_the_task_check_accepts(dfmpc_tool, task_co
     for key in ("selection", "temperature", "action_window", "action_gain", "levels"):
         assert getattr(tuned, key) == getattr(written, key), key
     assert tuned.action_gain == 1.0 and tuned.levels == 16
+    # The leaders ran again on the search's 2 episodes and 1 more before the choice.
+    assert "confirming" in done.stdout and "the leaders again on 3" in planner_table(after)
     with open(report) as rows:
-        settings = [(row["setting"], row["seeds"]) for row in csv.DictReader(rows)]
+        rows = list(csv.DictReader(rows))
+    assert [int(row["episodes"]) for row in rows] == [3, 3, 3, 1, 1, 1]
+    settings = [(row["setting"], row["seeds"]) for row in rows]
     assert settings == [("library defaults", "eval --seed 1"), ("task file", "eval --seed 1"),
                         ("tuned", "eval --seed 1"), ("library defaults", "eval --seed 0"),
                         ("task file", "eval --seed 0"), ("tuned", "eval --seed 0")]
@@ -109,6 +114,7 @@ def test_a_setting_rougher_than_the_limit_is_refused(dfmpc_tool, task_copy):
     ({"budget_ms": 0.001}, "below one model call"),
     ({"trials": 0}, "trials must be at least 1"),
     ({"max_abs_da": -0.1}, "max_abs_da must be >= 0"),
+    ({"confirm_episodes": -1}, "confirm_episodes must be >= 0"),
     ({"check_seed": 1}, "never saw"),
 ])
 def test_bad_input_is_a_clear_error(task_copy, options, message):
@@ -174,3 +180,16 @@ def test_an_outcome_conditioned_model_adds_the_guidance_to_the_space():
     unguided = space.consistent({"outcome_guidance": 0.0, "target_outcome": 0.6})
     assert unguided["target_outcome"] == space.option_defaults()["target_outcome"]
     assert space.consistent({"outcome_guidance": 1.5, "target_outcome": 0.6})["target_outcome"] == 0.6
+
+
+def test_the_leaders_by_return_and_the_chosen_setting_are_confirmed():
+    from dfmpc.tuning import confirm
+
+    def trial(number, value, finished=True):
+        return confirm.Confirmed(number, value, {"summary": {}} if finished else {})
+
+    trials = [trial(0, 5.0), trial(1, 9.0), trial(2, None, finished=False), trial(3, 7.0),
+              trial(4, 8.0), trial(5, 6.0), trial(6, 1.0)]
+    assert [t.number for t in confirm.leaders(trials, trials[6])] == [1, 4, 3, 5, 6]
+    assert [t.number for t in confirm.leaders(trials, trials[4])] == [1, 4, 3, 5]
+    assert [t.number for t in confirm.leaders(trials[:2], None)] == [1, 0]

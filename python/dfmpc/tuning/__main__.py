@@ -16,7 +16,9 @@ value_weight and value_step with --value-model) is changed by --space:
   --space selection=mppi             a fixed value
 Each trial runs --episodes episodes from the initial states of `dfmpc eval
 --seed SEED`; the comparison at the end adds --check-episodes of
---check-seed, which the search never saw. Ctrl-C stops the search and
+--check-seed, which the search never saw. Before the choice, the four
+settings of best return (and the smoothest near them) run again on
+--confirm-episodes more episodes of --seed. Ctrl-C stops the search and
 writes the best finished trial's table.
 """
 
@@ -41,6 +43,9 @@ def parse(argv):
                              "(default 10)")
     parser.add_argument("--check-seed", type=int, default=0,
                         help="the comparison's unseen episode seed (default 0)")
+    parser.add_argument("--confirm-episodes", type=int, default=10,
+                        help="the leading settings run again on this many more episodes "
+                             "of --seed before the choice; 0: none (default 10)")
     parser.add_argument("--steps", type=int, default=0,
                         help="control steps per episode; 0: the task's episode (default 0)")
     parser.add_argument("--jobs", type=int, default=0,
@@ -83,6 +88,7 @@ def main(argv=None):
         result = tune(args.task, args.model, budget_ms=args.budget_ms, trials=args.trials,
                       episodes=args.episodes, seed=args.seed,
                       check_episodes=args.check_episodes, check_seed=args.check_seed,
+                      confirm_episodes=args.confirm_episodes,
                       steps=args.steps, jobs=args.jobs, minutes=args.minutes,
                       space=tuple(args.space), keys=keys, tolerance=args.tolerance,
                       max_abs_da=args.max_abs_da,

@@ -7,7 +7,8 @@ limit where one is given) and scores their mean return.
 The main process shows progress and, at the end or on Ctrl-C, writes the
 best setting as the task file's [planner] table; of the settings whose
 return is within `tolerance` of the best, the smoothest (least mean |Δa|)
-is the best.
+is the best. The leaders run again on more episodes before that choice
+(confirm.py).
 """
 
 import dataclasses
@@ -22,6 +23,7 @@ import time
 import warnings
 
 from .. import _dfmpc
+from . import confirm as confirm_lib
 from . import episodes as episodes_lib
 from . import report
 from . import space as space_lib
@@ -40,6 +42,7 @@ class Settings:
     seed: int = 1
     check_episodes: int = 10
     check_seed: int = 0
+    confirm_episodes: int = 10
     steps: int = 0
     jobs: int = 0
     minutes: float = 0.0
@@ -63,7 +66,8 @@ class Settings:
         for name, value in positive.items():
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}")
-        for name in ("check_episodes", "steps", "jobs", "seed", "check_seed", "sampler_seed"):
+        for name in ("check_episodes", "confirm_episodes", "steps", "jobs", "seed", "check_seed",
+                     "sampler_seed"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not self.budget_ms > 0:
@@ -251,13 +255,15 @@ def _table_options(overrides, distilled_levels):
     return chosen
 
 
-def _write_table(s, options, finished, distilled_levels):
+def _write_table(s, options, finished, distilled_levels, confirmed_on):
     task_file = _dfmpc.task_file(s.task)
     out = s.out or task_file
     with open(task_file) as source:
         text = source.read()
     comments = [f"Chosen by `dfmpc tune` from {finished} trials of {s.episodes} episodes "
-                f"(eval seed {s.seed}), warm-step p99 within {s.budget_ms:g} ms"
+                f"(eval seed {s.seed}"
+                f"{f', the leaders again on {confirmed_on}' if confirmed_on else ''}), "
+                f"warm-step p99 within {s.budget_ms:g} ms"
                 f"{f', mean |Δa| within {s.max_abs_da:g}' if s.max_abs_da else ''};",
                 "keys not listed take the library defaults (docs/planner_options.md)."]
     table = table_lib.format_table(_table_options(options, distilled_levels), comments)
@@ -350,7 +356,8 @@ def _search(optuna, s, job, jobs, defaults):
 
 def _closing_comparison(s, settings, best, jobs, task_name):
     """Defaults, the old table and the tuned one, on the tuning and unseen seeds."""
-    to_run = [(label, o, s.seed, s.episodes) for label, o in settings[:2]]
+    tuned_episodes = best.user_attrs["summary"]["episodes"]
+    to_run = [(label, o, s.seed, tuned_episodes) for label, o in settings[:2]]
     to_run += [(label, o, s.check_seed, s.check_episodes) for label, o in settings]
     print(f"tune: comparing on eval --seed {s.seed} and on {s.check_episodes} episodes of "
           f"eval --seed {s.check_seed}, which the search never saw", flush=True)
@@ -399,16 +406,27 @@ def tune(task, model, **options):
     deadline = time.time() + 60 * s.minutes if s.minutes else 0.0
     job = _Job(s, list(dims.values()), base, distilled, "", s.trials, 0, deadline)
     finished, interrupted = _search(optuna, s, job, jobs, defaults)
-    best = _choose(finished, s.tolerance)
+    candidates = finished
+    best = _choose(candidates, s.tolerance)
+    confirmed_on = 0
+    if best is not None and s.confirm_episodes and not interrupted:
+        try:
+            candidates = confirm_lib.confirm(s, finished, best, jobs, _ignore_interrupts)
+            best = _choose(candidates, s.tolerance)
+            confirmed_on = s.episodes + s.confirm_episodes
+        except KeyboardInterrupt:  # the search's choice stands
+            interrupted = True
+            print("\ntune: interrupted; keeping the best trial of the search", flush=True)
     if best is None:
-        reasons = {_describe(t) for t in finished} or {"none finished"}
+        reasons = {_describe(t) for t in candidates} or {"none finished"}
         print(f"tune: no setting finished all its episodes; {s.task}'s file is unchanged "
               f"({'; '.join(sorted(reasons))})", file=sys.stderr)
         return Result({}, len(finished), "", "", interrupted)
     chosen = {k: v for k, v in best.user_attrs["overrides"].items()
               if k in space_lib.task_keys()}
-    print(f"tune: chose trial {best.number}: {best.value:.1f} over {s.episodes} episodes")
-    table_path = _write_table(s, chosen, len(finished), distilled)
+    print(f"tune: chose trial {best.number}: {best.value:.1f} over "
+          f"{best.user_attrs['summary']['episodes']} episodes")
+    table_path = _write_table(s, chosen, len(finished), distilled, confirmed_on)
     if interrupted or s.check_episodes == 0:
         return Result(chosen, len(finished), table_path, "", interrupted)
     settings = [("library defaults", defaults), ("task file", before), ("tuned", chosen)]
