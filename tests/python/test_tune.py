@@ -116,6 +116,11 @@ def test_a_setting_rougher_than_the_limit_is_refused(dfmpc_tool, task_copy):
     ({"max_abs_da": -0.1}, "max_abs_da must be >= 0"),
     ({"confirm_episodes": -1}, "confirm_episodes must be >= 0"),
     ({"check_seed": 1}, "never saw"),
+    ({"randomize": "gravity=0.5:2"}, "gravity"),
+    ({"perturb": "mass=0.7:1.3"}, "perturb: 'mass=0.7:1.3' is not name=value"),
+    ({"perturb": "mass=1.5", "randomize": "mass=0.7:1.3"}, "given twice"),
+    ({"randomize": "mass=heavy"}, "not a number"),
+    ({"randomize": "mass=-1:2"}, "mass"),
 ])
 def test_bad_input_is_a_clear_error(task_copy, options, message):
     folder, model = task_copy
@@ -123,6 +128,40 @@ def test_bad_input_is_a_clear_error(task_copy, options, message):
     with pytest.raises(ValueError, match=message):
         dfmpc.tune(str(folder), str(model), **options)
     assert (folder / "task.toml").read_text() == before
+
+
+def test_a_randomized_search_scores_and_compares_perturbed_episodes(dfmpc_tool, task_copy,
+                                                                     tmp_path):
+    folder, model = task_copy
+    report = tmp_path / "tune.csv"
+    done = run_tune(dfmpc_tool, folder, model, "--trials", "2", "--jobs", "2",
+                    "--keys", "action_window", "--budget-ms", "1000", "--csv", str(report),
+                    "--randomize", "mass=0.5:0.6,delay=2:2", *SHORT)
+    assert done.returncode == 0, done.stderr
+    assert "Every episode perturbed as eval --randomize mass=0.5:0.6,delay=2:2" in \
+        planner_table((folder / "task.toml").read_text())
+    with open(report) as rows:
+        rows = {(row["setting"], row["seeds"], row["perturbation"]): row
+                for row in csv.DictReader(rows)}
+    perturbed = "mass=0.5:0.6 delay=2:2"
+    for setting in ("library defaults", "task file", "tuned"):
+        assert (setting, "eval --seed 1", perturbed) in rows
+        assert (setting, "eval --seed 0", perturbed) in rows
+        assert (setting, "eval --seed 0", "") in rows  # the unseen episodes, unperturbed too
+    # The perturbation reached the episodes: the same setting on the same
+    # unseen episode acts otherwise (30 steps are too few for a reward).
+    tuned = [rows[("tuned", "eval --seed 0", p)]["mean_abs_da"] for p in (perturbed, "")]
+    assert tuned[0] != tuned[1]
+
+
+def test_perturbation_texts_become_make_env_keywords():
+    from dfmpc.tuning import episodes
+
+    assert episodes.perturbation("obs_noise=0.03, damping=1.5", "mass=0.7:1.3") == {
+        "obs_noise": 0.03, "damping": 1.5, "mass": (0.7, 1.3)}
+    assert episodes.perturbation() == {}
+    with pytest.raises(ValueError, match="randomize: 'mass' is not"):
+        episodes.perturbation(randomize="mass")
 
 
 def test_a_model_of_another_task_is_refused(task_copy):

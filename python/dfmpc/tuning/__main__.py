@@ -18,8 +18,10 @@ Each trial runs --episodes episodes from the initial states of `dfmpc eval
 --seed SEED`; the comparison at the end adds --check-episodes of
 --check-seed, which the search never saw. Before the choice, the four
 settings of best return (and the smoothest near them) run again on
---confirm-episodes more episodes of --seed. Ctrl-C stops the search and
-writes the best finished trial's table.
+--confirm-episodes more episodes of --seed. With --perturb or --randomize
+every episode runs in the perturbed task (the names of eval --help), and
+the comparison adds the unseen episodes unperturbed. Ctrl-C stops the
+search and writes the best finished trial's table.
 """
 
 
@@ -63,6 +65,13 @@ def parse(argv):
                         help="refuse settings whose executed actions change by more than "
                              "this per control step (mean |Δa| over the episodes); 0: no "
                              "limit (default 0)")
+    parser.add_argument("--perturb", default="", metavar="NAME=VALUE,...",
+                        help="every episode in a task perturbed by these fixed values, as "
+                             "eval --perturb (e.g. mass=1.5)")
+    parser.add_argument("--randomize", default="", metavar="NAME=LOW:HIGH,...",
+                        help="every episode in a task perturbed by values drawn per episode "
+                             "from these ranges, as eval --randomize (e.g. "
+                             "mass=0.7:1.5,delay=0:2): the search scores robustness")
     parser.add_argument("--out", default="",
                         help="write the task file with the tuned table here instead of "
                              "over the task file (then the model is not stamped)")
@@ -91,7 +100,8 @@ def main(argv=None):
                       confirm_episodes=args.confirm_episodes,
                       steps=args.steps, jobs=args.jobs, minutes=args.minutes,
                       space=tuple(args.space), keys=keys, tolerance=args.tolerance,
-                      max_abs_da=args.max_abs_da,
+                      max_abs_da=args.max_abs_da, perturb=args.perturb,
+                      randomize=args.randomize,
                       out=args.out, csv=args.csv, stamp=not args.no_stamp,
                       sampler_seed=args.sampler_seed, value_model=args.value_model,
                       tool=args.tool)

@@ -38,9 +38,10 @@ def leaders(trials, chosen):
 
 def _score(arguments):
     """One leader on all its episodes; a refusal comes back as its reason."""
-    model, task, overrides, seeds, steps, budget_ms, max_abs_da = arguments
+    model, task, overrides, seeds, steps, budget_ms, max_abs_da, perturbations = arguments
     try:
-        result = episodes_lib.run_episodes(model, task, overrides, seeds, steps, budget_ms)
+        result = episodes_lib.run_episodes(model, task, overrides, seeds, steps, budget_ms,
+                                           perturbations=perturbations)
         if max_abs_da > 0:
             episodes_lib.check_smoothness(result, max_abs_da)
     except episodes_lib.OverBudget as over:
@@ -62,7 +63,8 @@ def confirm(settings, trials, chosen, jobs, initializer=None):
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(jobs, len(lead)), initializer=initializer) as pool:
         outcomes = pool.map(_score, [(s.model, s.task, t.user_attrs["overrides"], seeds,
-                                      s.steps, s.budget_ms, s.max_abs_da) for t in lead])
+                                      s.steps, s.budget_ms, s.max_abs_da, s.perturbations())
+                                     for t in lead])
     confirmed = []
     for trial, outcome in zip(lead, outcomes):
         attrs = {k: v for k, v in trial.user_attrs.items() if k != "summary"}

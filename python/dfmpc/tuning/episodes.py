@@ -15,6 +15,30 @@ def episode_seeds(seed, episodes):
     return [seed * SEED_STRIDE + i for i in range(episodes)]
 
 
+def perturbation(perturb="", randomize=""):
+    """make_env's keyword perturbations from the texts of eval's --perturb
+    (name=value,...) and --randomize (name=low:high,...): a number is fixed,
+    a (low, high) pair drawn per episode from the episode's seed, so every
+    setting meets the same draws. The environment checks names and values."""
+    kwargs = {}
+    for flag, text, parts_allowed in (("perturb", perturb, (1,)), ("randomize", randomize, (1, 2))):
+        for entry in filter(None, (e.strip() for e in text.split(","))):
+            name, equals, value = (part.strip() for part in entry.partition("="))
+            parts = value.split(":")
+            if not name or not equals or len(parts) not in parts_allowed:
+                form = "name=value" if flag == "perturb" else "name=low:high"
+                raise ValueError(f"{flag}: '{entry}' is not {form}")
+            if name in kwargs:
+                raise ValueError(f"{flag}: perturbation '{name}' is given twice, or both "
+                                 "fixed and randomized")
+            try:
+                numbers = [float(part) for part in parts]
+            except ValueError:
+                raise ValueError(f"{flag}: '{entry}' has a value that is not a number") from None
+            kwargs[name] = numbers[0] if len(numbers) == 1 else tuple(numbers)
+    return kwargs
+
+
 class OverBudget(Exception):
     """The setting's warm steps took longer than the latency budget allows."""
 
@@ -64,9 +88,11 @@ WARMUP_STEPS = 5
 BUDGET_CHECK_STEPS = 50
 
 
-def run_episodes(model, task, overrides, seeds, max_steps=0, budget_ms=0.0, on_episode=None):
+def run_episodes(model, task, overrides, seeds, max_steps=0, budget_ms=0.0, on_episode=None,
+                 perturbations=None):
     """Runs one episode per seed with a planner of `overrides` (one thread), at
-    the model's control rate, as `dfmpc eval` does.
+    the model's control rate, as `dfmpc eval` does, in the task perturbed by
+    `perturbations` (make_env's keywords; see perturbation()).
 
     Latencies are the warm steps' after the planner's first WARMUP_STEPS.
     max_steps > 0 cuts each episode to that many control steps. A budget
@@ -77,7 +103,8 @@ def run_episodes(model, task, overrides, seeds, max_steps=0, budget_ms=0.0, on_e
     planner = _dfmpc.Planner.from_file(model, task=task, threads=1, **overrides)
     result = Episodes()
     warmup = WARMUP_STEPS
-    with _dfmpc.make_env(task, action_repeat=planner.action_repeat) as env:
+    with _dfmpc.make_env(task, action_repeat=planner.action_repeat,
+                         **(perturbations or {})) as env:
         for seed in seeds:
             observation, info = env.reset(seed=seed)
             planner.reset(observation)

@@ -3,7 +3,7 @@
 import csv
 import os
 
-COLUMNS = ("setting", "seeds", "episodes", "return_mean", "return_std", "success",
+COLUMNS = ("setting", "seeds", "perturbation", "episodes", "return_mean", "return_std", "success",
            "mean_abs_da", "p50_ms", "p99_ms")
 # Digits written per measured column: what the measurement resolves.
 DIGITS = {"return_mean": 1, "return_std": 1, "success": 2, "mean_abs_da": 4, "p50_ms": 2,
@@ -11,14 +11,19 @@ DIGITS = {"return_mean": 1, "return_std": 1, "success": 2, "mean_abs_da": 4, "p5
 
 
 def rows_table(rows):
-    """The rows (dicts of COLUMNS) as an aligned text table."""
-    header = ("setting", "seeds", "return", "success", "|Δa|", "p50 ms", "p99 ms")
+    """The rows (dicts of COLUMNS) as an aligned text table; the perturbation
+    column where a row has one."""
+    perturbed = any(row.get("perturbation") for row in rows)
+    header = ("setting", "seeds") + (("perturbation",) if perturbed else ()) + (
+        "return", "success", "|Δa|", "p50 ms", "p99 ms")
     body = []
     for row in rows:
         success = "-" if row["success"] != row["success"] else f"{100 * row['success']:.0f}%"
-        body.append((row["setting"], row["seeds"],
-                     f"{row['return_mean']:.1f} ± {row['return_std']:.1f}", success,
-                     f"{row['mean_abs_da']:.3f}", f"{row['p50_ms']:.2f}", f"{row['p99_ms']:.2f}"))
+        body.append((row["setting"], row["seeds"])
+                    + ((row.get("perturbation") or "none",) if perturbed else ())
+                    + (f"{row['return_mean']:.1f} ± {row['return_std']:.1f}", success,
+                       f"{row['mean_abs_da']:.3f}", f"{row['p50_ms']:.2f}",
+                       f"{row['p99_ms']:.2f}"))
     widths = [max(len(str(line[i])) for line in [header] + body) for i in range(len(header))]
     lines = ["  ".join(str(v).ljust(w) for v, w in zip(line, widths)).rstrip()
              for line in [header] + body]

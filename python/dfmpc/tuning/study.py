@@ -3,7 +3,8 @@
 Each trial draws a setting from the space, runs closed-loop episodes on the
 held-out seeds (pruned by the median rule after two episodes, refused when
 its warm steps exceed the latency budget, or its actions the smoothness
-limit where one is given) and scores their mean return.
+limit where one is given) and scores their mean return, in the task
+perturbed as eval's --perturb and --randomize where those are given.
 The main process shows progress and, at the end or on Ctrl-C, writes the
 best setting as the task file's [planner] table; of the settings whose
 return is within `tolerance` of the best, the smoothest (least mean |Δa|)
@@ -50,6 +51,8 @@ class Settings:
     keys: tuple = None
     tolerance: float = 0.01
     max_abs_da: float = 0.0
+    perturb: str = ""
+    randomize: str = ""
     out: str = ""
     csv: str = ""
     stamp: bool = True
@@ -81,6 +84,21 @@ class Settings:
         if self.check_seed == self.seed and self.check_episodes > 0:
             raise ValueError(f"check_seed {self.check_seed} is the tuning seed: the check "
                              "must run on episodes the search never saw")
+        _dfmpc.make_env(self.task, **self.perturbations()).close()  # names and values
+
+    def perturbations(self):
+        """make_env's keywords for the perturbed episodes every trial runs."""
+        return episodes_lib.perturbation(self.perturb, self.randomize)
+
+    def perturbation_text(self):
+        """The perturbation as eval's --summary writes it: name=value or
+        name=low:high, separated by spaces."""
+        return " ".join(filter(None, (self.perturb, self.randomize))).replace(",", " ")
+
+    def perturbation_flags(self):
+        """The perturbation as eval's flags, e.g. " --randomize mass=0.7:1.5"."""
+        return "".join(f" --{flag} {text}" for flag, text in
+                       (("perturb", self.perturb), ("randomize", self.randomize)) if text)
 
 
 @dataclasses.dataclass
@@ -151,7 +169,7 @@ def _objective(optuna, job, trial):
     try:
         result = episodes_lib.run_episodes(
             s.model, s.task, overrides, episodes_lib.episode_seeds(s.seed, s.episodes),
-            s.steps, s.budget_ms, on_episode)
+            s.steps, s.budget_ms, on_episode, s.perturbations())
     except episodes_lib.OverBudget as over:
         trial.set_user_attr("refused", f"over budget ({over})")
         raise optuna.TrialPruned() from None
@@ -266,6 +284,8 @@ def _write_table(s, options, finished, distilled_levels, confirmed_on):
                 f"warm-step p99 within {s.budget_ms:g} ms"
                 f"{f', mean |Δa| within {s.max_abs_da:g}' if s.max_abs_da else ''};",
                 "keys not listed take the library defaults (docs/planner_options.md)."]
+    if s.perturb or s.randomize:
+        comments.insert(1, f"Every episode perturbed as eval{s.perturbation_flags()};")
     table = table_lib.format_table(_table_options(options, distilled_levels), comments)
     table_lib.write_whole(out, table_lib.replace_table(text, table))
     print(f"tune: wrote the [planner] table to {out}", flush=True)
@@ -284,20 +304,24 @@ def _stamp(s, task_dir):
 
 
 def _evaluate(arguments):
-    model, task, overrides, seed, episodes, steps = arguments
+    model, task, overrides, seed, episodes, steps, perturbations = arguments
     result = episodes_lib.run_episodes(model, task, overrides,
-                                       episodes_lib.episode_seeds(seed, episodes), steps)
+                                       episodes_lib.episode_seeds(seed, episodes), steps,
+                                       perturbations=perturbations)
     return result.summary()
 
 
 def _compare(s, rows_to_run, jobs):
-    """Runs (label, overrides, seed, episodes) rows in parallel; returns report rows."""
+    """Runs (label, overrides, seed, episodes, perturbed) rows in parallel;
+    returns report rows."""
     context = multiprocessing.get_context("spawn")
     with context.Pool(jobs, initializer=_ignore_interrupts) as pool:
-        summaries = pool.map(_evaluate, [(s.model, s.task, {**o, "seed": s.seed}, seed, n,
-                                          s.steps) for _, o, seed, n in rows_to_run])
-    return [{"setting": label, "seeds": f"eval --seed {seed}", **summary}
-            for (label, _, seed, _), summary in zip(rows_to_run, summaries)]
+        summaries = pool.map(_evaluate, [
+            (s.model, s.task, {**o, "seed": s.seed}, seed, n, s.steps,
+             s.perturbations() if perturbed else {}) for _, o, seed, n, perturbed in rows_to_run])
+    return [{"setting": label, "seeds": f"eval --seed {seed}",
+             "perturbation": s.perturbation_text() if perturbed else "", **summary}
+            for (label, _, seed, _, perturbed), summary in zip(rows_to_run, summaries)]
 
 
 def _start_workers(context, job, jobs):
@@ -355,14 +379,20 @@ def _search(optuna, s, job, jobs, defaults):
 
 
 def _closing_comparison(s, settings, best, jobs, task_name):
-    """Defaults, the old table and the tuned one, on the tuning and unseen seeds."""
+    """Defaults, the old table and the tuned one, on the tuning and unseen
+    seeds; perturbed as the search was, and on the unseen seed unperturbed too."""
     tuned_episodes = best.user_attrs["summary"]["episodes"]
-    to_run = [(label, o, s.seed, tuned_episodes) for label, o in settings[:2]]
-    to_run += [(label, o, s.check_seed, s.check_episodes) for label, o in settings]
+    perturbed = bool(s.perturbations())
+    to_run = [(label, o, s.seed, tuned_episodes, perturbed) for label, o in settings[:2]]
+    to_run += [(label, o, s.check_seed, s.check_episodes, perturbed) for label, o in settings]
+    if perturbed:
+        to_run += [(label, o, s.check_seed, s.check_episodes, False) for label, o in settings]
     print(f"tune: comparing on eval --seed {s.seed} and on {s.check_episodes} episodes of "
-          f"eval --seed {s.check_seed}, which the search never saw", flush=True)
+          f"eval --seed {s.check_seed}, which the search never saw"
+          f"{f', with{s.perturbation_flags()} and without' if perturbed else ''}", flush=True)
     rows = _compare(s, to_run, jobs)
     rows.insert(2, {"setting": "tuned", "seeds": f"eval --seed {s.seed}",
+                    "perturbation": s.perturbation_text() if perturbed else "",
                     **best.user_attrs["summary"]})  # the chosen trial ran these episodes
     print(report.rows_table(rows))
     csv_path = s.csv or f"tune_{task_name}.csv"
@@ -397,7 +427,9 @@ def tune(task, model, **options):
     print(f"tune: {s.task} with {s.model}: {s.trials} trials of {s.episodes} episodes "
           f"(eval seed {s.seed}{f', {s.steps} steps' if s.steps else ''}) in {jobs} processes, "
           f"warm-step p99 <= {s.budget_ms:g} ms (one call: {floor_ms:.2f} ms)"
-          f"{f', mean |Δa| <= {s.max_abs_da:g}' if s.max_abs_da else ''}", flush=True)
+          f"{f', mean |Δa| <= {s.max_abs_da:g}' if s.max_abs_da else ''}"
+          f"{f', episodes perturbed by{s.perturbation_flags()}' if s.perturb or s.randomize else ''}",
+          flush=True)
     for dim in dims.values():
         print(f"tune:   {dim}")
     for key, value in fixed.items():
