@@ -1,7 +1,7 @@
 // dfmpc control: one closed-loop episode with the planner (or the MLP-MPPI
-// peer), next to a random policy on the same initial state; prints returns
-// and per-step latency and writes a trajectory plot, a GIF of the episode and
-// a per-step CSV.
+// peer, or the oracle), next to a random policy on the same initial state;
+// prints returns and the models' per-step latency and writes a trajectory
+// plot, a GIF of the episode and a per-step CSV.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -35,6 +35,7 @@ struct ControlOptions {
   PlannerFlags planner;
   MlpMppiFlags mppi;
   std::uint64_t seed = 0;
+  int threads = 1;  // the oracle's rollout threads
   int steps = 0;  // 0: one dm_control episode (1000 physics steps)
   std::string out = "out/control";
   int frame_size = 128;
@@ -53,49 +54,36 @@ envs::Episode RunWithProgress(envs::Env& env, envs::Policy& policy, const std::s
   return episode;
 }
 
+// The step's reward and action, and its model calls' timing where `records`
+// has them (the oracle's: none).
 void WriteStepsCsv(const std::string& path, const envs::Episode& episode,
                    const std::vector<StepRecord>& records) {
+  const bool timed = !records.empty();
   std::vector<std::string> header = {"step", "reward"};
   for (int a = 0; a < episode.actions.cols(); ++a) header.push_back("action" + std::to_string(a));
-  header.insert(header.end(), {"latency_ms", "calls", "token_forwards"});
+  if (timed) header.insert(header.end(), {"latency_ms", "calls", "token_forwards"});
   Table table(header);
   for (int t = 0; t < episode.length(); ++t) {
     std::vector<std::string> row = {std::to_string(t), FormatFixed(episode.rewards(t), 4)};
     for (int a = 0; a < episode.actions.cols(); ++a) {
       row.push_back(FormatFixed(episode.actions(t, a), 4));
     }
-    row.insert(row.end(), {FormatFixed(records[t].latency_ms, 3), std::to_string(records[t].calls),
-                           std::to_string(records[t].token_forwards)});
+    if (timed) {
+      row.insert(row.end(), {FormatFixed(records[t].latency_ms, 3),
+                             std::to_string(records[t].calls),
+                             std::to_string(records[t].token_forwards)});
+    }
     table.AddRow(row);
   }
   table.WriteCsv(path);
 }
 
-void RunControl(ControlOptions o) {
-  if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0");
-  if (o.frame_size < 0 || o.gif_every < 1) {
-    throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
+// The timing cells of the control table (reset_ms .. token_forwards_per_step):
+// the model policy's, or dashes for a policy without a model.
+std::vector<std::string> TimingCells(const TimedPolicy* policy) {
+  if (policy == nullptr || policy->records().empty()) {
+    return std::vector<std::string>(6, "-");
   }
-  std::optional<task::TaskSpec> spec;
-  if (o.task.empty()) spec = NamedModelTask(o.policy, o.planner, o.mppi);
-  if (!spec) spec = task::LoadTaskSpec(o.task.empty() ? "pendulum_swingup" : o.task);
-  o.task = spec->name;
-  envs::EnvOptions env_options;
-  env_options.perturbation = PerturbationFromFlags(o.perturbation);
-  auto policy = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec, /*print_options=*/true);
-  env_options.action_repeat = policy->action_repeat();
-  if (o.steps > 0) env_options.episode_physics_steps = o.steps * env_options.action_repeat;
-  auto env = envs::MakeEnv(*spec, env_options);
-  std::filesystem::create_directories(o.out);
-
-  const std::string label =
-      o.policy == "dfmpc" ? "dfmpc " + planner::PlanModeName(o.planner.Resolve(*spec).options.mode)
-                          : o.policy;
-  const envs::Episode planned =
-      RunWithProgress(*env, *policy, label + " on " + o.task, o.seed, o.frame_size);
-  envs::RandomPolicy random(env->action_spec(), o.seed);
-  const envs::Episode baseline = RunWithProgress(*env, random, "random on " + o.task, o.seed, 0);
-
   std::vector<double> latencies;
   double forwards = 0.0, calls = 0.0;
   for (const StepRecord& r : policy->records()) {
@@ -105,14 +93,57 @@ void RunControl(ControlOptions o) {
   }
   // Reset makes the planner's first plan, before the loop; the first Act
   // then only reads it.
+  return {FormatFixed(policy->reset_ms().empty() ? 0.0 : policy->reset_ms().back(), 2),
+          FormatFixed(latencies.front(), 2),
+          FormatFixed(Percentile(latencies, 50), 2),
+          FormatFixed(Percentile(latencies, 99), 2),
+          FormatFixed(calls, 2),
+          FormatFixed(forwards, 1)};
+}
+
+void RunControl(ControlOptions o) {
+  if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0");
+  if (o.frame_size < 0 || o.gif_every < 1) {
+    throw std::invalid_argument("--frame-size must be >= 0 and --gif-every >= 1");
+  }
+  if (o.threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  const bool oracle = o.policy == "oracle";
+  std::optional<task::TaskSpec> spec;
+  if (o.task.empty() && !oracle) spec = NamedModelTask(o.policy, o.planner, o.mppi);
+  if (!spec) spec = task::LoadTaskSpec(o.task.empty() ? "pendulum_swingup" : o.task);
+  o.task = spec->name;
+  envs::EnvOptions env_options;
+  env_options.perturbation = PerturbationFromFlags(o.perturbation);
+  std::unique_ptr<TimedPolicy> model_policy;
+  if (!oracle) {
+    model_policy = MakeModelPolicy(o.policy, o.planner, o.mppi, *spec, /*print_options=*/true);
+    env_options.action_repeat = model_policy->action_repeat();
+  }
+  if (o.steps > 0) {
+    // The oracle acts at the task file's rate, which its environment reads.
+    if (oracle) env_options.action_repeat = envs::MakeEnv(*spec, env_options)->action_repeat();
+    env_options.episode_physics_steps = o.steps * env_options.action_repeat;
+  }
+  auto env = envs::MakeEnv(*spec, env_options);
+  std::unique_ptr<envs::Policy> oracle_policy;
+  if (oracle) oracle_policy = envs::MakeBaselinePolicy("oracle", *env, o.seed, o.threads);
+  envs::Policy& policy = oracle ? *oracle_policy : static_cast<envs::Policy&>(*model_policy);
+  std::filesystem::create_directories(o.out);
+
+  const std::string label =
+      o.policy == "dfmpc" ? "dfmpc " + planner::PlanModeName(o.planner.Resolve(*spec).options.mode)
+                          : o.policy;
+  const envs::Episode planned =
+      RunWithProgress(*env, policy, label + " on " + o.task, o.seed, o.frame_size);
+  envs::RandomPolicy random(env->action_spec(), o.seed);
+  const envs::Episode baseline = RunWithProgress(*env, random, "random on " + o.task, o.seed, 0);
+
   Table table({"policy", "return", "steps", "reset_ms", "first_act_ms", "latency_p50_ms",
                "latency_p99_ms", "calls_per_step", "token_forwards_per_step"});
-  table.AddRow({label, FormatFixed(planned.Return(), 1), std::to_string(planned.length()),
-                FormatFixed(policy->reset_ms().empty() ? 0.0 : policy->reset_ms().back(), 2),
-                FormatFixed(latencies.empty() ? 0.0 : latencies.front(), 2),
-                FormatFixed(Percentile(latencies, 50), 2),
-                FormatFixed(Percentile(latencies, 99), 2), FormatFixed(calls, 2),
-                FormatFixed(forwards, 1)});
+  std::vector<std::string> row = {label, FormatFixed(planned.Return(), 1),
+                                  std::to_string(planned.length())};
+  for (const std::string& cell : TimingCells(model_policy.get())) row.push_back(cell);
+  table.AddRow(row);
   table.AddRow({"random", FormatFixed(baseline.Return(), 1), std::to_string(baseline.length()), "-",
                 "-", "-", "-", "-", "-"});
   table.Print(std::cout);
@@ -124,7 +155,8 @@ void RunControl(ControlOptions o) {
   const std::string plot = o.out + "/trajectory.png", csv = o.out + "/steps.csv";
   WriteTrajectoryPlot(plot, o.task, env->control_timestep(),
                       {{label, &planned}, {"random", &baseline}});
-  WriteStepsCsv(csv, planned, policy->records());
+  WriteStepsCsv(csv, planned,
+                model_policy ? model_policy->records() : std::vector<StepRecord>{});
   std::fprintf(stderr, "wrote %s and %s\n", plot.c_str(), csv.c_str());
   if (o.frame_size > 0) {
     std::vector<std::vector<std::uint8_t>> frames;
@@ -144,20 +176,24 @@ void RunControl(ControlOptions o) {
 void AddControlCommand(CLI::App& app) {
   auto options = std::make_shared<ControlOptions>();
   CLI::App* cmd = app.add_subcommand("control",
-                                     "Run the planner (or its MLP-MPPI peer) in closed loop for "
-                                     "one episode, next to a random policy");
+                                     "Run the planner (or its MLP-MPPI peer, or the oracle) in "
+                                     "closed loop for one episode, next to a random policy");
   cmd->add_option(
          "--task", options->task,
          "a built-in task or a task folder (default: the task of --model or --mlp-model, else "
          "pendulum_swingup)")
       ->check(TaskNameOrFolder());
+  std::vector<std::string> policies = ModelPolicyNames();
+  policies.push_back("oracle");
   cmd->add_option("--policy", options->policy,
-                  "dfmpc (the planner) or mlp-mppi (its MLP-ensemble peer)")
-      ->check(CLI::IsMember(ModelPolicyNames()))
+                  "dfmpc (the planner), mlp-mppi (its MLP-ensemble peer) or oracle (predictive "
+                  "sampling on the true simulator, the task file's [oracle] table)")
+      ->check(CLI::IsMember(policies))
       ->capture_default_str();
   AddPlannerFlags(*cmd, options->planner, /*model_required=*/false);
   AddMlpMppiFlags(*cmd, options->mppi);
   cmd->add_option("--seed", options->seed, "episode seed (initial state)")->capture_default_str();
+  cmd->add_option("--threads", options->threads, "oracle rollout threads")->capture_default_str();
   cmd->add_option("--steps", options->steps,
                   "control steps in the episode (0: the task's episode, its "
                   "episode_physics_steps / action repeat)")
