@@ -133,6 +133,9 @@ std::vector<OptionDescriptor> MakeTable() {
       Field("target_outcome", &O::target_outcome, Closed(0, 1),
             "the outcome guided toward: a quantile of the training windows' mean reward"),
       Field("eta", &O::eta, AtLeast(0), "DDIM stochasticity; > 0 keeps warm candidates diverse"),
+      Field("noise_scale", &O::noise_scale, Above(0),
+            "the std of the noise plans are drawn from; < 1 samples nearer the model's most "
+            "likely plans (low-temperature sampling); 1: the model's distribution"),
       Field("action_window", &O::action_window, AtLeast(1),
             "the executed action is the mean of the plan's first W actions (<= H); 1: the first "
             "alone"),

@@ -8,10 +8,16 @@
 
 namespace dfmpc::planner {
 
+at::Tensor PlanNoise(at::Generator& generator, at::IntArrayRef sizes, at::Device device,
+                     double scale) {
+  at::Tensor noise = worldmodel::StandardNormal(generator, sizes, device);
+  return scale == 1.0 ? noise : noise.mul_(scale);
+}
+
 PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model,
                            const worldmodel::NoiseSchedule& schedule, const DenoiseOptions& options,
-                           worldmodel::ForwardGraphs* graphs)
-    : engine_(model, schedule, options, graphs) {}
+                           double noise_scale, worldmodel::ForwardGraphs* graphs)
+    : engine_(model, schedule, options, graphs), noise_scale_(noise_scale) {}
 
 DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
@@ -21,9 +27,9 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
   worldmodel::DenoiseHooks hooks;
   // Drawn per window, after its forward: the planner's generator advances
   // only by what the calls that run use.
-  hooks.noise = [&plan, &generator](int, int, int count) {
-    return worldmodel::StandardNormal(generator, {plan.tokens.size(0), count, plan.tokens.size(2)},
-                                      plan.tokens.device());
+  hooks.noise = [this, &plan, &generator](int, int, int count) {
+    return PlanNoise(generator, {plan.tokens.size(0), count, plan.tokens.size(2)},
+                     plan.tokens.device(), noise_scale_);
   };
   hooks.cost = cost;
   hooks.estimates = [&plan](int begin, const at::Tensor& estimates) {

@@ -41,6 +41,11 @@ struct PlanBatch {
 // differentiable for guidance.
 using PlanCost = std::function<at::Tensor(const at::Tensor& clean_prefix)>;
 
+// Normal noise of standard deviation `scale` (PlannerOptions::noise_scale):
+// every draw of the planner's sampling.
+at::Tensor PlanNoise(at::Generator& generator, at::IntArrayRef sizes, at::Device device,
+                     double scale);
+
 using worldmodel::DenoiseCounts;
 using worldmodel::DenoiseOptions;
 
@@ -49,7 +54,8 @@ class PlanDenoiser {
   // The model and schedule (and `graphs`, when given) must outlive the
   // denoiser; with `graphs` its model calls go through them.
   PlanDenoiser(worldmodel::DfTransformerImpl& model, const worldmodel::NoiseSchedule& schedule,
-               const DenoiseOptions& options, worldmodel::ForwardGraphs* graphs = nullptr);
+               const DenoiseOptions& options, double noise_scale = 1.0,
+               worldmodel::ForwardGraphs* graphs = nullptr);
 
   // Applies every call of `program` (row 0 must hold the plan's current
   // levels). `cost` is used for guidance when its scale is positive.
@@ -74,6 +80,7 @@ class PlanDenoiser {
 
  private:
   worldmodel::DenoiseEngine engine_;
+  double noise_scale_;  // PlannerOptions::noise_scale, for DDIM's noise
 };
 
 }  // namespace dfmpc::planner

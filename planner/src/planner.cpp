@@ -145,7 +145,7 @@ class Planner::Impl {
                   DenoiseOptions{options_.levels, checkpoint.info.prediction, options_.eta,
                                  options_.guidance_scale, options_.outcome_guidance,
                                  options_.target_outcome},
-                  graphs_.get()),
+                  options_.noise_scale, graphs_.get()),
         cache_(CacheOptions()),
         real_tokens_(checkpoint.info.layout, checkpoint.normalizer, checkpoint.info.task),
         generator_(at::detail::createCPUGenerator(options_.seed)),
@@ -494,8 +494,8 @@ class Planner::Impl {
   bool InferenceAllowed() const { return options_.guidance_scale == 0.0; }
 
   at::Tensor Noise(int64_t tokens, at::Generator& generator) const {
-    return worldmodel::StandardNormal(generator, {options_.candidates, tokens, token_dim()},
-                                      device());
+    return PlanNoise(generator, {options_.candidates, tokens, token_dim()}, device(),
+                     options_.noise_scale);
   }
 
   // CUDA graphs for the model calls, where they can serve (see options).

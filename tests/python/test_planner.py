@@ -96,6 +96,20 @@ def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_mo
     assert (plain.options.action_gain, plain.options.action_gain_knee) == (1.0, 0.0)
 
 
+def test_the_noise_scale_reaches_the_planner_and_changes_its_plan(pendulum_model):
+    observation = np.array([-1.0, 0.1, 0.5])
+    plans = {}
+    for scale in (1.0, 0.3):
+        planner = dfmpc.Planner.from_file(pendulum_model, noise_scale=scale, mode="replan")
+        assert planner.options.noise_scale == scale
+        planner.reset(observation)
+        plans[scale] = planner.plan.actions[:4]  # estimated rows (later ones may be NaN)
+    assert np.isfinite(plans[1.0]).all() and np.isfinite(plans[0.3]).all()
+    assert not np.allclose(plans[1.0], plans[0.3])
+    with pytest.raises(ValueError, match="noise_scale"):
+        dfmpc.Planner.from_file(pendulum_model, noise_scale=0.0)
+
+
 def test_block_cache_options_reach_the_planner(pendulum_model):
     planner = dfmpc.Planner.from_file(pendulum_model, front_tokens=6, refresh_every=4)
     assert (planner.options.front_tokens, planner.options.refresh_every) == (6, 4)

@@ -109,6 +109,13 @@ struct PlannerOptions {
   double outcome_guidance = 0.0;
   double target_outcome = 0.9;
   double eta = 0.0;             // DDIM stochasticity; > 0 keeps warm candidates diverse
+  // The standard deviation of every noise the planner draws: the plans'
+  // first noise, the tokens a warm step appends, its re-noise and DDIM's.
+  // Below 1 the candidates are drawn nearer the model's most likely plans
+  // (the Decision Diffuser's low-temperature sampling): the data's
+  // exploration noise, which scatters the plans' actions from one token to
+  // the next, is sampled less. 1: the model's own distribution.
+  double noise_scale = 1.0;
   // The executed action is the mean of the plan's first action_window
   // actions (1..H; 1: the first action alone): the step's choice (the MPPI
   // average or the best plan's first action) and the kept plan's next
