@@ -114,6 +114,7 @@ def test_a_setting_rougher_than_the_limit_is_refused(dfmpc_tool, task_copy):
     ({"budget_ms": 0.001}, "below one model call"),
     ({"trials": 0}, "trials must be at least 1"),
     ({"max_abs_da": -0.1}, "max_abs_da must be >= 0"),
+    ({"score": "median"}, "score must be one of mean, worst-quarter"),
     ({"confirm_episodes": -1}, "confirm_episodes must be >= 0"),
     ({"check_seed": 1}, "never saw"),
     ({"randomize": "gravity=0.5:2"}, "gravity"),
@@ -136,10 +137,12 @@ def test_a_randomized_search_scores_and_compares_perturbed_episodes(dfmpc_tool, 
     report = tmp_path / "tune.csv"
     done = run_tune(dfmpc_tool, folder, model, "--trials", "2", "--jobs", "2",
                     "--keys", "action_window", "--budget-ms", "1000", "--csv", str(report),
-                    "--randomize", "mass=0.5:0.6,delay=2:2", *SHORT)
+                    "--randomize", "mass=0.5:0.6,delay=2:2", "--score", "worst-quarter",
+                    *SHORT)
     assert done.returncode == 0, done.stderr
-    assert "Every episode perturbed as eval --randomize mass=0.5:0.6,delay=2:2" in \
-        planner_table((folder / "task.toml").read_text())
+    table = planner_table((folder / "task.toml").read_text())
+    assert "Every episode perturbed as eval --randomize mass=0.5:0.6,delay=2:2" in table
+    assert "scored by the worst quarter of episodes" in table
     with open(report) as rows:
         rows = {(row["setting"], row["seeds"], row["perturbation"]): row
                 for row in csv.DictReader(rows)}
@@ -152,6 +155,17 @@ def test_a_randomized_search_scores_and_compares_perturbed_episodes(dfmpc_tool, 
     # unseen episode acts otherwise (30 steps are too few for a reward).
     tuned = [rows[("tuned", "eval --seed 0", p)]["mean_abs_da"] for p in (perturbed, "")]
     assert tuned[0] != tuned[1]
+
+
+def test_the_worst_quarter_scores_the_lowest_returns():
+    from dfmpc.tuning import episodes
+    # Five episodes: the lowest two (a quarter, rounded up); one: itself.
+    assert episodes.worst_quarter([10.0, 0.0, 5.0, 8.0, 9.0]) == 2.5
+    assert episodes.worst_quarter([7.0]) == 7.0
+    result = episodes.Episodes(returns=[980.0, 0.0, 975.0, 990.0], action_changes=[0.1] * 4)
+    # The mean hides the failed episode; the worst quarter is that episode.
+    assert result.score("mean") == pytest.approx(736.25)
+    assert result.score("worst-quarter") == 0.0
 
 
 def test_perturbation_texts_become_make_env_keywords():

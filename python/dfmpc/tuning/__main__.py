@@ -9,15 +9,17 @@ from .study import tune
 EPILOG = """\
 The search space (defaults: horizon, levels unless the model is distilled,
 renoise_levels, calls_per_step, candidates, selection, temperature,
-action_window, action_gain, action_gain_knee, front_tokens, refresh_every;
+noise_scale, action_window, action_gain, action_gain_knee, front_tokens,
+refresh_every;
 value_weight and value_step with --value-model) is changed by --space:
   --space temperature=0.02:0.5:log   a range (LOW:HIGH, :log for a log scale)
   --space candidates=8,16            choices
   --space selection=mppi             a fixed value
 Each trial runs --episodes episodes from the initial states of `dfmpc eval
 --seed SEED`; the comparison at the end adds --check-episodes of
---check-seed, which the search never saw. Before the choice, the four
-settings of best return (and the smoothest near them) run again on
+--check-seed, which the search never saw; --score worst-quarter scores
+them by their worst quarter instead of their mean. Before the choice, the
+four settings of best score (and the smoothest near them) run again on
 --confirm-episodes more episodes of --seed. With --perturb or --randomize
 every episode runs in the perturbed task (the names of eval --help), and
 the comparison adds the unseen episodes unperturbed. Ctrl-C stops the
@@ -61,6 +63,10 @@ def parse(argv):
     parser.add_argument("--tolerance", type=float, default=0.01,
                         help="settings within this share of the best return count as "
                              "equal, and the smoothest wins (default 0.01)")
+    parser.add_argument("--score", choices=("mean", "worst-quarter"), default="mean",
+                        help="what a setting's episodes score: their mean return, or the mean "
+                             "of their worst quarter, which a setting that fails an initial "
+                             "state loses (default mean)")
     parser.add_argument("--max-abs-da", type=float, default=0.0,
                         help="refuse settings whose executed actions change by more than "
                              "this per control step (mean |Δa| over the episodes); 0: no "
@@ -100,7 +106,7 @@ def main(argv=None):
                       confirm_episodes=args.confirm_episodes,
                       steps=args.steps, jobs=args.jobs, minutes=args.minutes,
                       space=tuple(args.space), keys=keys, tolerance=args.tolerance,
-                      max_abs_da=args.max_abs_da, perturb=args.perturb,
+                      score=args.score, max_abs_da=args.max_abs_da, perturb=args.perturb,
                       randomize=args.randomize,
                       out=args.out, csv=args.csv, stamp=not args.no_stamp,
                       sampler_seed=args.sampler_seed, value_model=args.value_model,

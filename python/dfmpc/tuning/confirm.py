@@ -28,7 +28,7 @@ class Confirmed:
 
 
 def leaders(trials, chosen):
-    """The LEADERS finished trials of best return, and `chosen` if it is not among them."""
+    """The LEADERS finished trials of best score, and `chosen` if it is not among them."""
     done = [t for t in trials if t.value is not None and "summary" in t.user_attrs]
     ranked = sorted(done, key=lambda t: -t.value)[:LEADERS]
     if chosen is not None and all(t.number != chosen.number for t in ranked):
@@ -74,7 +74,8 @@ def confirm(settings, trials, chosen, jobs, initializer=None):
             print(f"tune:   trial {trial.number}: {trial.value:.1f} -> {outcome}", flush=True)
             continue
         attrs["summary"] = outcome
-        confirmed.append(Confirmed(trial.number, outcome["return_mean"], attrs))
-        print(f"tune:   trial {trial.number}: {trial.value:.1f} -> "
-              f"{outcome['return_mean']:.1f} (|Δa| {outcome['mean_abs_da']:.3f})", flush=True)
+        value = outcome[episodes_lib.SCORES[s.score]]
+        confirmed.append(Confirmed(trial.number, value, attrs))
+        print(f"tune:   trial {trial.number}: {trial.value:.1f} -> {value:.1f} "
+              f"(|Δa| {outcome['mean_abs_da']:.3f})", flush=True)
     return confirmed

@@ -3,7 +3,8 @@
 Each trial draws a setting from the space, runs closed-loop episodes on the
 held-out seeds (pruned by the median rule after two episodes, refused when
 its warm steps exceed the latency budget, or its actions the smoothness
-limit where one is given) and scores their mean return, in the task
+limit where one is given) and scores their mean return (or that of their
+worst quarter, `score`), in the task
 perturbed as eval's --perturb and --randomize where those are given.
 The main process shows progress and, at the end or on Ctrl-C, writes the
 best setting as the task file's [planner] table; of the settings whose
@@ -50,6 +51,7 @@ class Settings:
     space: tuple = ()
     keys: tuple = None
     tolerance: float = 0.01
+    score: str = "mean"
     max_abs_da: float = 0.0
     perturb: str = ""
     randomize: str = ""
@@ -77,6 +79,9 @@ class Settings:
             raise ValueError(f"budget_ms must be > 0, got {self.budget_ms}")
         if not 0 <= self.tolerance < 1:
             raise ValueError(f"tolerance must be in [0, 1), got {self.tolerance}")
+        if self.score not in episodes_lib.SCORES:
+            raise ValueError(f"score must be one of {', '.join(episodes_lib.SCORES)}, "
+                             f"got '{self.score}'")
         if not self.max_abs_da >= 0:
             raise ValueError(f"max_abs_da must be >= 0 (0: no limit), got {self.max_abs_da}")
         if not self.minutes >= 0:
@@ -161,7 +166,7 @@ def _objective(optuna, job, trial):
         if s.max_abs_da > 0:  # twice the limit stops a trial early; its mean decides at the end
             episodes_lib.check_smoothness(result, s.max_abs_da,
                                           slack=1.0 if done == s.episodes else 2.0)
-        trial.report(result.mean_return(), done - 1)
+        trial.report(result.score(s.score), done - 1)
         if trial.should_prune():
             trial.set_user_attr("pruned_after", done)
             raise optuna.TrialPruned()
@@ -180,7 +185,7 @@ def _objective(optuna, job, trial):
         trial.set_user_attr("failed", str(error))
         raise
     trial.set_user_attr("summary", result.summary())
-    return result.mean_return()
+    return result.score(s.score)
 
 
 def _work(job):
@@ -282,7 +287,8 @@ def _write_table(s, options, finished, distilled_levels, confirmed_on):
                 f"(eval seed {s.seed}"
                 f"{f', the leaders again on {confirmed_on}' if confirmed_on else ''}), "
                 f"warm-step p99 within {s.budget_ms:g} ms"
-                f"{f', mean |Δa| within {s.max_abs_da:g}' if s.max_abs_da else ''};",
+                f"{f', mean |Δa| within {s.max_abs_da:g}' if s.max_abs_da else ''}"
+                f"{', scored by the worst quarter of episodes' if s.score != 'mean' else ''};",
                 "keys not listed take the library defaults (docs/planner_options.md)."]
     if s.perturb or s.randomize:
         comments.insert(1, f"Every episode perturbed as eval{s.perturbation_flags()};")
@@ -428,6 +434,7 @@ def tune(task, model, **options):
           f"(eval seed {s.seed}{f', {s.steps} steps' if s.steps else ''}) in {jobs} processes, "
           f"warm-step p99 <= {s.budget_ms:g} ms (one call: {floor_ms:.2f} ms)"
           f"{f', mean |Δa| <= {s.max_abs_da:g}' if s.max_abs_da else ''}"
+          f"{f', scored by the {s.score} return' if s.score != 'mean' else ''}"
           f"{f', episodes perturbed by{s.perturbation_flags()}' if s.perturb or s.randomize else ''}",
           flush=True)
     for dim in dims.values():
