@@ -156,6 +156,12 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << ", outcome guidance " << options.outcome_guidance << " toward "
          << options.target_outcome;
   }
+  if (options.noise_scale != 1.0 && options.noise_scale_share > 0.0) {
+    text << ", noise std " << options.noise_scale;
+    if (options.noise_scale_share < 1.0) {
+      text << " for " << 100.0 * options.noise_scale_share << "% of candidates";
+    }
+  }
   if (options.action_window > 1) text << ", action window " << options.action_window;
   if (options.action_gain != 1.0) {
     text << ", action gain " << options.action_gain;

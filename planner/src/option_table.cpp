@@ -136,6 +136,8 @@ std::vector<OptionDescriptor> MakeTable() {
       Field("noise_scale", &O::noise_scale, Above(0),
             "the std of the noise plans are drawn from; < 1 samples nearer the model's most "
             "likely plans (low-temperature sampling); 1: the model's distribution"),
+      Field("noise_scale_share", &O::noise_scale_share, Closed(0, 1),
+            "the share of the candidates drawn at noise_scale, the rest at 1; 1: all"),
       Field("action_window", &O::action_window, AtLeast(1),
             "the executed action is the mean of the plan's first W actions (<= H); 1: the first "
             "alone"),

@@ -9,15 +9,17 @@
 namespace dfmpc::planner {
 
 at::Tensor PlanNoise(at::Generator& generator, at::IntArrayRef sizes, at::Device device,
-                     double scale) {
+                     const NoiseSpread& spread) {
   at::Tensor noise = worldmodel::StandardNormal(generator, sizes, device);
-  return scale == 1.0 ? noise : noise.mul_(scale);
+  const int64_t rows = std::min(spread.narrow_rows, noise.size(0));
+  if (spread.scale != 1.0 && rows > 0) noise.narrow(0, 0, rows).mul_(spread.scale);
+  return noise;
 }
 
 PlanDenoiser::PlanDenoiser(worldmodel::DfTransformerImpl& model,
                            const worldmodel::NoiseSchedule& schedule, const DenoiseOptions& options,
-                           double noise_scale, worldmodel::ForwardGraphs* graphs)
-    : engine_(model, schedule, options, graphs), noise_scale_(noise_scale) {}
+                           const NoiseSpread& spread, worldmodel::ForwardGraphs* graphs)
+    : engine_(model, schedule, options, graphs), spread_(spread) {}
 
 DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, PlanBatch& plan,
                                 worldmodel::KvCache& cache, at::Generator& generator,
@@ -29,7 +31,7 @@ DenoiseCounts PlanDenoiser::Run(const worldmodel::SchedulingMatrix& program, Pla
   // only by what the calls that run use.
   hooks.noise = [this, &plan, &generator](int, int, int count) {
     return PlanNoise(generator, {plan.tokens.size(0), count, plan.tokens.size(2)},
-                     plan.tokens.device(), noise_scale_);
+                     plan.tokens.device(), spread_);
   };
   hooks.cost = cost;
   hooks.estimates = [&plan](int begin, const at::Tensor& estimates) {

@@ -41,10 +41,18 @@ struct PlanBatch {
 // differentiable for guidance.
 using PlanCost = std::function<at::Tensor(const at::Tensor& clean_prefix)>;
 
-// Normal noise of standard deviation `scale` (PlannerOptions::noise_scale):
-// every draw of the planner's sampling.
+// The spread of every draw of the planner's sampling: standard normal noise,
+// the first `narrow_rows` candidates' scaled by `scale`
+// (PlannerOptions::noise_scale and noise_scale_share).
+struct NoiseSpread {
+  double scale = 1.0;
+  int64_t narrow_rows = 0;
+};
+
+// Noise [N, ...] of the given spread; the generator advances as for a
+// standard normal draw of the same size, whatever the spread.
 at::Tensor PlanNoise(at::Generator& generator, at::IntArrayRef sizes, at::Device device,
-                     double scale);
+                     const NoiseSpread& spread);
 
 using worldmodel::DenoiseCounts;
 using worldmodel::DenoiseOptions;
@@ -54,7 +62,7 @@ class PlanDenoiser {
   // The model and schedule (and `graphs`, when given) must outlive the
   // denoiser; with `graphs` its model calls go through them.
   PlanDenoiser(worldmodel::DfTransformerImpl& model, const worldmodel::NoiseSchedule& schedule,
-               const DenoiseOptions& options, double noise_scale = 1.0,
+               const DenoiseOptions& options, const NoiseSpread& spread = {},
                worldmodel::ForwardGraphs* graphs = nullptr);
 
   // Applies every call of `program` (row 0 must hold the plan's current
@@ -80,7 +88,7 @@ class PlanDenoiser {
 
  private:
   worldmodel::DenoiseEngine engine_;
-  double noise_scale_;  // PlannerOptions::noise_scale, for DDIM's noise
+  NoiseSpread spread_;  // of DDIM's noise
 };
 
 }  // namespace dfmpc::planner

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -145,7 +146,7 @@ class Planner::Impl {
                   DenoiseOptions{options_.levels, checkpoint.info.prediction, options_.eta,
                                  options_.guidance_scale, options_.outcome_guidance,
                                  options_.target_outcome},
-                  options_.noise_scale, graphs_.get()),
+                  Spread(options_), graphs_.get()),
         cache_(CacheOptions()),
         real_tokens_(checkpoint.info.layout, checkpoint.normalizer, checkpoint.info.task),
         generator_(at::detail::createCPUGenerator(options_.seed)),
@@ -495,7 +496,11 @@ class Planner::Impl {
 
   at::Tensor Noise(int64_t tokens, at::Generator& generator) const {
     return PlanNoise(generator, {options_.candidates, tokens, token_dim()}, device(),
-                     options_.noise_scale);
+                     Spread(options_));
+  }
+
+  static NoiseSpread Spread(const PlannerOptions& options) {
+    return {options.noise_scale, std::lround(options.noise_scale_share * options.candidates)};
   }
 
   // CUDA graphs for the model calls, where they can serve (see options).

@@ -19,11 +19,20 @@ namespace {
 TEST(NoiseScaleTest, ScalesTheStandardNormalDrawnFromTheSameGenerator) {
   at::Generator plain = at::detail::createCPUGenerator(7);
   at::Generator scaled = at::detail::createCPUGenerator(7);
-  const at::Tensor unit = PlanNoise(plain, {3, 5, 4}, at::kCPU, 1.0);
-  const at::Tensor small = PlanNoise(scaled, {3, 5, 4}, at::kCPU, 0.25);
+  const at::Tensor unit = PlanNoise(plain, {3, 5, 4}, at::kCPU, {});
+  const at::Tensor small = PlanNoise(scaled, {3, 5, 4}, at::kCPU, {0.25, 3});
   EXPECT_TRUE(at::equal(small, unit * 0.25));
   // The generator advanced alike: the next draws match again.
-  EXPECT_TRUE(at::equal(PlanNoise(plain, {2}, at::kCPU, 1.0), PlanNoise(scaled, {2}, at::kCPU, 1.0)));
+  EXPECT_TRUE(at::equal(PlanNoise(plain, {2}, at::kCPU, {}), PlanNoise(scaled, {2}, at::kCPU, {})));
+}
+
+TEST(NoiseScaleTest, ScalesOnlyTheNarrowCandidates) {
+  at::Generator plain = at::detail::createCPUGenerator(11);
+  at::Generator mixed = at::detail::createCPUGenerator(11);
+  const at::Tensor unit = PlanNoise(plain, {4, 5, 3}, at::kCPU, {});
+  const at::Tensor noise = PlanNoise(mixed, {4, 5, 3}, at::kCPU, {0.3, 1});
+  EXPECT_TRUE(at::equal(noise.narrow(0, 0, 1), unit.narrow(0, 0, 1) * 0.3));
+  EXPECT_TRUE(at::equal(noise.narrow(0, 1, 3), unit.narrow(0, 1, 3)));
 }
 
 TEST(NoiseScaleTest, ImpossibleScalesAreRefused) {
@@ -34,6 +43,12 @@ TEST(NoiseScaleTest, ImpossibleScalesAreRefused) {
     EXPECT_THROW(options.Validate(), std::invalid_argument) << scale;
   }
   options.noise_scale = 0.3;
+  EXPECT_NO_THROW(options.Validate());
+  for (double share : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    options.noise_scale_share = share;
+    EXPECT_THROW(options.Validate(), std::invalid_argument) << share;
+  }
+  options.noise_scale_share = 0.5;
   EXPECT_NO_THROW(options.Validate());
 }
 

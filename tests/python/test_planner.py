@@ -99,15 +99,21 @@ def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_mo
 def test_the_noise_scale_reaches_the_planner_and_changes_its_plan(pendulum_model):
     observation = np.array([-1.0, 0.1, 0.5])
     plans = {}
-    for scale in (1.0, 0.3):
-        planner = dfmpc.Planner.from_file(pendulum_model, noise_scale=scale, mode="replan")
+    for scale, share in ((1.0, 1.0), (0.3, 1.0), (0.3, 0.0)):
+        planner = dfmpc.Planner.from_file(
+            pendulum_model, noise_scale=scale, noise_scale_share=share, mode="replan")
         assert planner.options.noise_scale == scale
+        assert planner.options.noise_scale_share == share
         planner.reset(observation)
-        plans[scale] = planner.plan.actions[:4]  # estimated rows (later ones may be NaN)
-    assert np.isfinite(plans[1.0]).all() and np.isfinite(plans[0.3]).all()
-    assert not np.allclose(plans[1.0], plans[0.3])
+        plans[scale, share] = planner.plan.actions[:4]  # estimated rows (later ones may be NaN)
+    assert np.isfinite(plans[1.0, 1.0]).all() and np.isfinite(plans[0.3, 1.0]).all()
+    assert not np.allclose(plans[1.0, 1.0], plans[0.3, 1.0])
+    # No candidate narrowed: the scale 1 planner's plan, bit for bit.
+    np.testing.assert_array_equal(plans[0.3, 0.0], plans[1.0, 1.0])
     with pytest.raises(ValueError, match="noise_scale"):
         dfmpc.Planner.from_file(pendulum_model, noise_scale=0.0)
+    with pytest.raises(ValueError, match="noise_scale_share"):
+        dfmpc.Planner.from_file(pendulum_model, noise_scale_share=1.5)
 
 
 def test_block_cache_options_reach_the_planner(pendulum_model):

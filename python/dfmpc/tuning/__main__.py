@@ -9,8 +9,8 @@ from .study import tune
 EPILOG = """\
 The search space (defaults: horizon, levels unless the model is distilled,
 renoise_levels, calls_per_step, candidates, selection, temperature,
-noise_scale, action_window, action_gain, action_gain_knee, front_tokens,
-refresh_every;
+noise_scale, noise_scale_share, action_window, action_gain, action_gain_knee,
+front_tokens, refresh_every;
 value_weight and value_step with --value-model) is changed by --space:
   --space temperature=0.02:0.5:log   a range (LOW:HIGH, :log for a log scale)
   --space candidates=8,16            choices

@@ -62,6 +62,7 @@ def default_space(model_info, with_value_model=False):
         Dimension("selection", choices=("best", "mppi")),
         Dimension("temperature", 0.01, 1.0, log=True),
         Dimension("noise_scale", 0.1, 1.0, log=True),
+        Dimension("noise_scale_share", 0.0, 1.0),
         Dimension("action_window", 1, 8, integer=True),
         Dimension("action_gain", 1.0, 2.5),
         Dimension("action_gain_knee", 0.0, 0.8),

@@ -116,6 +116,11 @@ struct PlannerOptions {
   // exploration noise, which scatters the plans' actions from one token to
   // the next, is sampled less. 1: the model's own distribution.
   double noise_scale = 1.0;
+  // The share of the candidates drawn at noise_scale (the first
+  // round(share * candidates)); the rest are drawn at 1. Narrow candidates
+  // chatter less; the wide ones beside them keep the spread a step needs to
+  // pump a swing or leave a joint limit (docs/tuning.md). 1: all of them.
+  double noise_scale_share = 1.0;
   // The executed action is the mean of the plan's first action_window
   // actions (1..H; 1: the first action alone): the step's choice (the MPPI
   // average or the best plan's first action) and the kept plan's next
