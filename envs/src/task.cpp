@@ -58,6 +58,27 @@ void RequireStateScale(const TaskTable& entry, const std::string& key,
   }
 }
 
+// An [[initial]] entry's `orientation = "uniform"` on a free or ball joint:
+// a rotation drawn uniformly, as dm_control draws the quadruped's (four
+// standard normals, normalised, are a uniform unit quaternion).
+std::function<void(mjData*, Rng*)> OrientationDraw(const TaskTable& entry, const mjModel* model,
+                                                   int joint) {
+  const int type = model->jnt_type[joint];
+  if (type != mjJNT_FREE && type != mjJNT_BALL) {
+    entry.Fail("orientation", "joint '" + entry.Text("joint") + "' is not a free or ball joint");
+  }
+  if (entry.Text("orientation") != "uniform") {
+    entry.Fail("orientation", "expected \"uniform\", got \"" + entry.Text("orientation") + "\"");
+  }
+  entry.RejectUnread();
+  const int address = model->jnt_qposadr[joint] + (type == mjJNT_FREE ? 3 : 0);
+  return [address](mjData* d, Rng* rng) {
+    mjtNum* quaternion = d->qpos + address;
+    for (int i = 0; i < 4; ++i) quaternion[i] = rng->Normal();
+    mju_normalize4(quaternion);
+  };
+}
+
 // One [[initial]] entry: offset + a uniform or normal draw, into a joint's
 // position or velocity, or a mocap body's x and y at a polar draw.
 std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjModel* model) {
@@ -84,8 +105,11 @@ std::function<void(mjData*, Rng*)> InitialDraw(const TaskTable& entry, const mjM
   }
   const int joint = RequireId(model, mjOBJ_JOINT, entry, "joint");
   const int type = model->jnt_type[joint];
+  if (entry.Has("orientation")) return OrientationDraw(entry, model, joint);
   if (type != mjJNT_HINGE && type != mjJNT_SLIDE) {
-    entry.Fail("joint", "'" + entry.Text("joint") + "' is not a hinge or slide joint");
+    entry.Fail("joint", "'" + entry.Text("joint") +
+                            "' is not a hinge or slide joint (a free or "
+                            "ball joint takes orientation = \"uniform\")");
   }
   const bool velocity = entry.Boolean("velocity", false);
   const int address = velocity ? model->jnt_dofadr[joint] : model->jnt_qposadr[joint];

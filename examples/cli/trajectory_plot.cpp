@@ -1,5 +1,6 @@
 #include "trajectory_plot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -22,6 +23,11 @@ Feature Angle(const std::string& name, int cos_index, int sin_index) {
           }};
 }
 
+// Observation panels beyond these would make the PNG taller than a plot
+// may be (the quadruped has 55 features): the task file's first ones, which
+// by the built-in tasks' convention are the body's pose and speed.
+constexpr int kMaxFeaturePanels = 24;
+
 // What a person wants to see of a task's state.
 std::vector<Feature> KeyFeatures(const std::string& task, int observation_dim) {
   if (task == "pendulum_swingup" || task == "pendulum_swingup_novel") {
@@ -32,7 +38,7 @@ std::vector<Feature> KeyFeatures(const std::string& task, int observation_dim) {
             {"cart position (m)", [](const Eigen::VectorXd& o) { return o(0); }}};
   }
   std::vector<Feature> features;
-  for (int i = 0; i < observation_dim; ++i) {
+  for (int i = 0; i < std::min(observation_dim, kMaxFeaturePanels); ++i) {
     features.push_back(
         {"observation " + std::to_string(i), [i](const Eigen::VectorXd& o) { return o(i); }});
   }

@@ -1,6 +1,6 @@
 // A PNG of closed-loop episodes over time: the task's key state (pendulum
-// and pole angles in degrees, else every observation feature), the actions
-// and the cumulative return, one line per episode.
+// and pole angles in degrees, else the first 24 observation features), the
+// actions and the cumulative return, one line per episode.
 #ifndef DFMPC_EXAMPLES_CLI_TRAJECTORY_PLOT_H_
 #define DFMPC_EXAMPLES_CLI_TRAJECTORY_PLOT_H_
 

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -120,7 +122,7 @@ TEST(EnvTest, ListsTheTasks) {
   const std::vector<std::string> names = TaskNames();
   for (const char* name : {"pendulum_swingup", "cartpole_swingup", "cartpole_balance", "reacher",
                            "pointmass_maze", "pendulum_swingup_novel", "cheetah_run", "walker_walk",
-                           "walker_run", "hopper_stand", "hopper_hop", "push"}) {
+                           "walker_run", "hopper_stand", "hopper_hop", "push", "quadruped_walk"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -254,18 +256,24 @@ TEST(EnvTest, AnUnstableSimulationIsCountedNotHidden) {
   EXPECT_EQ(RunEpisode(*nominal, policy, 1).simulation_warnings, 0);
 }
 
+// The built-in `task` with its task file's `settle` line set to 0 steps:
+// a reset leaves the body where the [[initial]] draws put it.
+std::unique_ptr<Env> Unsettled(const std::string& task, const std::string& settle) {
+  const task::TaskSpec spec = task::LoadTaskSpec(task);
+  std::string toml = spec.toml_text;
+  const std::size_t at = toml.find(settle);
+  if (at == std::string::npos)
+    throw std::logic_error(task + "'s task file has no '" + settle + "'");
+  toml.replace(at, settle.size(), "settle_physics_steps = 0");
+  return MakeEnv(task::ParseTaskSpec(toml, spec.mjcf_text, "unsettled/task.toml"));
+}
+
 // The cheetah starts 0.7 m up with its legs drawn over their ranges;
 // `settle_physics_steps` lets it fall and come to rest before the episode's
 // clock starts, as dm_control's cheetah does.
 TEST(EnvTest, ASettledResetStartsAtRestOnTheFloor) {
-  const task::TaskSpec cheetah = task::LoadTaskSpec("cheetah_run");
-  const std::string settle = "settle_physics_steps = 200";
-  std::string unsettled_toml = cheetah.toml_text;
-  ASSERT_NE(unsettled_toml.find(settle), std::string::npos);
-  unsettled_toml.replace(unsettled_toml.find(settle), settle.size(), "settle_physics_steps = 0");
-  const auto settled = MakeEnv(cheetah);
-  const auto unsettled =
-      MakeEnv(task::ParseTaskSpec(unsettled_toml, cheetah.mjcf_text, "unsettled/task.toml"));
+  const auto settled = MakeEnv("cheetah_run");
+  const auto unsettled = Unsettled("cheetah_run", "settle_physics_steps = 200");
   constexpr int kRootZ = 0;          // observation features, as the task file lists them
   constexpr int kFirstVelocity = 8;  // rootx_velocity; the 9 velocities follow
   for (std::uint64_t seed : {0, 1, 2}) {
@@ -275,6 +283,30 @@ TEST(EnvTest, ASettledResetStartsAtRestOnTheFloor) {
     EXPECT_LT(start.segment(kFirstVelocity, 9).cwiseAbs().maxCoeff(), 0.5) << "seed " << seed << ": at rest";
     EXPECT_EQ(unsettled->Reset(seed)[kRootZ], 0.0) << "unsettled, it hangs where the draw left it";
   }
+}
+
+// The quadruped's torso is drawn at a uniformly random orientation: the z
+// component of its z axis (`upright`) is then uniform over [-1, 1]
+// (Archimedes), so each quarter of the range holds a quarter of 4000 draws
+// (binomial standard error 0.007; a yaw alone fails, and so does a pitch
+// uniform over a turn, whose outer quarters hold a third each). Read
+// before settling, where the draw left it.
+TEST(EnvTest, TheQuadrupedStartsAtAUniformlyRandomOrientation) {
+  const auto env = Unsettled("quadruped_walk", "settle_physics_steps = 300");
+  constexpr int kUpright = 0;  // the task file's first feature
+  constexpr int kDraws = 4000;
+  std::vector<int> quarters(4, 0);
+  for (int seed = 0; seed < kDraws; ++seed) {
+    const double upright = env->Reset(seed)[kUpright];
+    ASSERT_LE(std::abs(upright), 1.0 + 1e-12) << "seed " << seed;
+    ++quarters[std::min(3, static_cast<int>((upright + 1.0) * 2.0))];
+  }
+  for (int q = 0; q < 4; ++q) {
+    EXPECT_NEAR(quarters[q] / static_cast<double>(kDraws), 0.25, 0.03)
+        << "upright in [" << -1.0 + 0.5 * q << ", " << -0.5 + 0.5 * q << ")";
+  }
+  EXPECT_EQ(env->Reset(7), env->Reset(7)) << "a seed draws one orientation";
+  EXPECT_NE(env->Reset(7), env->Reset(8));
 }
 
 // The walker at zero joint positions stands straight, its feet on the

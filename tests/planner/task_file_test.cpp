@@ -122,6 +122,8 @@ TEST(TaskFileTest, ProblemsAreNamedWithTheFileAndTheKey) {
        "arm/task.toml: actions: names actuator 'torque' twice", false},
       {"uniform = [-3.141592653589793, 3.141592653589793]", "uniform = [1e308, 1e308]",
        "initial[0].uniform: must be finite and within +-10000", false},
+      {"uniform = [-3.141592653589793, 3.141592653589793]", "orientation = \"uniform\"",
+       "initial[0].orientation: joint 'hinge' is not a free or ball joint", false},
       {"tolerance = { bounds = [0.99026806874157036, 1.0] }",
        "tolerance = { bounds = [0.99026806874157036, 1.0], sigmoid = \"gausian\" }",
        "reward.factor[0].tolerance.sigmoid: unknown sigmoid 'gausian'", false},
