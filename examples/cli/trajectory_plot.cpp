@@ -24,7 +24,7 @@ Feature Angle(const std::string& name, int cos_index, int sin_index) {
 }
 
 // Observation panels beyond these would make the PNG taller than a plot
-// may be (the quadruped has 55 features): the task file's first ones, which
+// may be (the quadruped has 43 features): the task file's first ones, which
 // by the built-in tasks' convention are the body's pose and speed.
 constexpr int kMaxFeaturePanels = 24;
 

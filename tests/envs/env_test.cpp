@@ -45,11 +45,13 @@ TEST_P(EveryTaskTest, HasConsistentSpecs) {
   EXPECT_TRUE((env->action_spec().lower.array() == -1.0).all());
   EXPECT_TRUE((env->action_spec().upper.array() == 1.0).all());
   // dm_control's episode, at any control rate: 1000 physics steps, or the
-  // walker's 1000 control steps of ten physics steps and the hopper's of
-  // four; the push's 10 s of 5 ms steps.
-  const bool walker = GetParam().rfind("walker_", 0) == 0;
-  const bool hopper = GetParam().rfind("hopper_", 0) == 0;
-  const int physics_steps = walker ? 10000 : hopper ? 4000 : GetParam() == "push" ? 2000 : 1000;
+  // walker's 1000 control steps of ten physics steps and the hopper's and
+  // the quadruped's of four; the push's 10 s of 5 ms steps.
+  const std::string& task = GetParam();
+  int physics_steps = 1000;
+  if (task.rfind("walker_", 0) == 0) physics_steps = 10000;
+  if (task.rfind("hopper_", 0) == 0 || task == "quadruped_walk") physics_steps = 4000;
+  if (task == "push") physics_steps = 2000;
   EXPECT_EQ(env->episode_length() * env->action_repeat(), physics_steps);
 }
 

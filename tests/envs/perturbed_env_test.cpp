@@ -76,9 +76,22 @@ TEST_P(PerturbedTaskTest, AZeroSpecEqualsNoSpecBitForBit) {
 TEST_P(PerturbedTaskTest, PerturbationsLeaveTheInitialStateAlone) {
   auto plain = MakeEnv(GetParam());
   auto perturbed = MakePerturbed(GetParam(), kPhysicsRanges);
+  // The quadruped comes to rest on the floor before its clock starts: its
+  // last 4 features, the toes' touch, read contact forces, which the
+  // perturbed masses and servo strengths change at the same state, and its
+  // torso's velocity, computed about the perturbed centre of mass, differs
+  // by rounding (1e-20 at rest).
+  const bool resting_on_contacts = GetParam() == "quadruped_walk";
   for (std::uint64_t seed : {1, 2, 3}) {
-    EXPECT_EQ(perturbed->Reset(seed), plain->Reset(seed));
+    const Eigen::VectorXd expected = plain->Reset(seed);
+    const Eigen::VectorXd observed = perturbed->Reset(seed);
     EXPECT_EQ(perturbed->state().head(plain->state().size()), plain->state());
+    if (!resting_on_contacts) {
+      EXPECT_EQ(observed, expected);
+      continue;
+    }
+    const int compared = static_cast<int>(expected.size()) - 4;
+    EXPECT_LT((observed.head(compared) - expected.head(compared)).cwiseAbs().maxCoeff(), 1e-12);
   }
 }
 
