@@ -72,8 +72,7 @@ void RunBenchSoak(BenchSoakOptions o) {
   async_options.max_wait = period * 3 / 4;
   async_options.period = period;
   planner::AsyncPlanner controller(
-      std::make_unique<planner::Planner>(checkpoint, std::move(cost),
-                                         planner::TunedPlannerOptions(kTask)),
+      std::make_unique<planner::Planner>(checkpoint, std::move(cost), RealtimeBenchOptions()),
       async_options);
   envs::EnvOptions env_options;
   env_options.episode_physics_steps = std::numeric_limits<int>::max() / 2;  // one long run

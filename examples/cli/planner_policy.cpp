@@ -48,6 +48,13 @@ std::string ShippedModelPath(const std::string& task) {
   return std::string(DFMPC_SHIPPED_MODELS_DIR) + "/" + task + ".pt";
 }
 
+planner::PlannerOptions RealtimeBenchOptions() {
+  planner::PlannerOptions options;
+  options.levels = 8;
+  options.selection = planner::Selection::kMppi;
+  return options;
+}
+
 void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required) {
   CLI::Option* model = cmd.add_option("--model", flags.model,
                                       "world model checkpoint (default: the task's shipped model)");

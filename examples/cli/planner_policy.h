@@ -46,6 +46,12 @@ BlockCacheSetting ParseBlockCache(const std::string& text);
 // The model shipped for `task` in the source tree (examples/models/TASK.pt).
 std::string ShippedModelPath(const std::string& task);
 
+// What `bench deadline` and `bench soak` plan with on the shipped pendulum
+// model: the library defaults (H = 32, N = 8) at its K = 8 levels with the
+// MPPI average. Fixed rather than the task file's table, so that their rows
+// stay comparable when the table is re-tuned.
+planner::PlannerOptions RealtimeBenchOptions();
+
 // Adds --model (required when `model_required`) and the planner options.
 void AddPlannerFlags(CLI::App& cmd, PlannerFlags& flags, bool model_required);
 

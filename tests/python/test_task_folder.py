@@ -46,7 +46,7 @@ def test_a_task_folder_works_from_python_and_its_data_writes(tmp_path):
     env = dfmpc.make_env(ARM3)
     assert env.name == "arm3" and env.action_low.shape == (3,)
     assert env.episode_length == 500  # the task file's default
-    assert dfmpc.tuned_options(ARM3).horizon == 32
+    assert dfmpc.tuned_options(ARM3).horizon == 16  # its [planner] table, not the default 32
     example = load_example()
     observation, _ = env.reset(seed=0)
     observations, actions, rewards = [observation], [], []

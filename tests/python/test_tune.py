@@ -219,6 +219,23 @@ def test_the_planner_table_is_replaced_in_place_or_added():
     assert table.replace_table("name = \"x\"\n", new) == "name = \"x\"\n\n" + new
 
 
+def test_a_table_names_only_the_block_cache_settings_that_act():
+    defaults = space.option_defaults()
+    assert space.consistent({"front_tokens": 8, "refresh_every": 4}) == {
+        "front_tokens": 8, "refresh_every": 4}
+    # Every step a refresh: the front is the whole plan.
+    assert space.consistent({"front_tokens": 8, "refresh_every": 1})["front_tokens"] == \
+        defaults["front_tokens"]
+    assert space.consistent({"front_tokens": 8})["front_tokens"] == defaults["front_tokens"]
+    # No front: no period.
+    assert space.consistent({"front_tokens": 0, "refresh_every": 4})["refresh_every"] == \
+        defaults["refresh_every"]
+    # A front as long as the plan is no cache.
+    assert space.consistent({"horizon": 16, "front_tokens": 16, "refresh_every": 4}) == {
+        "horizon": 16, "front_tokens": defaults["front_tokens"],
+        "refresh_every": defaults["refresh_every"]}
+
+
 def test_an_outcome_conditioned_model_adds_the_guidance_to_the_space():
     info = {"train_window": 40, "sampling_levels": 0, "num_timesteps": 1000}
     plain = space.default_space(info)

@@ -193,8 +193,8 @@ def consistent(options, distilled_levels=0):
     none), an action window and a valued step within the horizon, a
     block-cache front shorter than the horizon; a value without effect (an
     MPPI temperature under best-of selection, a refresh period without a
-    block cache, a target outcome without guidance) at its default, so
-    that a table names only what acts.
+    block cache or a front without a refresh period, a target outcome
+    without guidance) at its default, so that a table names only what acts.
     """
     options = dict(options)
     defaults = option_defaults()
@@ -213,6 +213,10 @@ def consistent(options, distilled_levels=0):
             options["front_tokens"] = 0
     if "refresh_every" in options and not options.get("front_tokens"):
         options["refresh_every"] = defaults["refresh_every"]
+    # The block cache runs only the front between refreshes: without a
+    # period above 1 every step is a refresh.
+    if options.get("front_tokens") and options.get("refresh_every", defaults["refresh_every"]) <= 1:
+        options["front_tokens"] = defaults["front_tokens"]
     if "target_outcome" in options and not options.get("outcome_guidance"):
         options["target_outcome"] = defaults["target_outcome"]
     return options
