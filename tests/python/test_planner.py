@@ -90,8 +90,8 @@ def test_options_are_the_tasks_tuned_ones_and_keywords_override_them(pendulum_mo
     assert dfmpc.tuned_options("cartpole_swingup").renoise_levels == 12
     assert (tuned.action_window, planner.options.action_window) == (8, 8)
     assert dfmpc.Planner.from_file(pendulum_model, action_window=1).options.action_window == 1
-    assert (tuned.action_gain, tuned.action_gain_knee) == (2.2, 0.3)
-    assert (planner.options.action_gain, planner.options.action_gain_knee) == (2.2, 0.3)
+    assert (tuned.action_gain, tuned.action_gain_knee) == (2.122, 0.2244)
+    assert (planner.options.action_gain, planner.options.action_gain_knee) == (2.122, 0.2244)
     plain = dfmpc.Planner.from_file(pendulum_model, action_gain=1.0, action_gain_knee=0.0)
     assert (plain.options.action_gain, plain.options.action_gain_knee) == (1.0, 0.0)
 

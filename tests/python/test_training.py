@@ -216,7 +216,8 @@ def test_distill_halves_the_levels_and_the_planner_takes_them(dataset, tmp_path)
     tuned = dfmpc.tuned_options("pendulum_swingup")
     planner = dfmpc.Planner.from_file(str(student), candidates=2, horizon=8)
     assert planner.options.num_levels == 8
-    assert planner.options.renoise_levels == tuned.renoise_levels * 8 // tuned.num_levels
+    share = tuned.renoise_levels * 8 / tuned.num_levels  # rounded half away from zero
+    assert planner.options.renoise_levels == max(1, int(share + 0.5))
     with pytest.raises(ValueError, match="distilled to sample with K = 8 levels"):
         dfmpc.Planner.from_file(str(student), candidates=2, horizon=8, num_levels=16)
     with pytest.raises(TypeError, match="unknown training option 'stepz'"):
