@@ -178,6 +178,7 @@ std::string DescribePlannerOptions(const planner::PlannerOptions& options) {
     text << ", value " << options.value_weight << " x " << options.value_model << " at step "
          << (options.value_step > 0 ? std::to_string(options.value_step) : "H / 2");
   }
+  if (!options.rollout_model.empty()) text << ", scored by rollouts of " << options.rollout_model;
   if (options.BlockCacheOn()) {
     text << ", block cache: front " << options.front_tokens << " tokens, refresh every "
          << options.refresh_every;

@@ -154,6 +154,9 @@ std::vector<OptionDescriptor> MakeTable() {
             "the value's weight, in discounted steps of reward missed after the valued step"),
       Field("value_step", &O::value_step, AtLeast(0),
             "the plan step whose observation the critic values (<= H); 0: H / 2"),
+      PerRun(Field("rollout_model", &O::rollout_model, kAny,
+                   "an ensemble from `dfmpc train-mlp --ensemble` that scores each candidate by a "
+                   "rollout of its actions instead of its sampled observations; empty: none")),
       WithAliases(Field("context_length", &O::context_length, AtLeast(0),
                         "real tokens the plan attends to; 0: the model's window - H"),
                   {"context"}),

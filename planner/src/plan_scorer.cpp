@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "dfmpc/planner/task_cost.h"
 #include "dfmpc/worldmodel/device.h"
+#include "dfmpc/worldmodel/mlp_ensemble.h"
 
 namespace dfmpc::planner {
 namespace {
@@ -31,13 +33,39 @@ at::Tensor ToTensor(const Eigen::VectorXd& v, const at::Device& device) {
 
 }  // namespace
 
+std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> LoadRolloutModel(
+    const std::string& path, const std::string& task, const worldmodel::TokenLayout& layout,
+    int action_repeat, const at::Device& device) {
+  auto model = std::make_shared<worldmodel::MlpEnsembleCheckpoint>(
+      worldmodel::LoadMlpEnsemble(path, {task, 0}));
+  const worldmodel::TokenLayout& own = model->info.model.config.layout;
+  if (own.action_dim != layout.action_dim || own.observation_dim != layout.observation_dim) {
+    throw std::runtime_error("checkpoint " + path +
+                             ": the rollout model's actions and observations are not the "
+                             "planner's model's");
+  }
+  if (model->info.action_repeat != action_repeat) {
+    throw std::runtime_error("checkpoint " + path + ": rollout model learnt at " +
+                             std::to_string(model->info.action_repeat) +
+                             " physics step(s) per control step, the planner's model at " +
+                             std::to_string(action_repeat));
+  }
+  model->ensemble->to(device);
+  model->normalizer = model->normalizer.To(device);
+  return model;
+}
+
 PlanScorer::PlanScorer(const worldmodel::TokenLayout& layout, worldmodel::Normalizer normalizer,
-                       const TaskCost& cost, Selection selection, double temperature)
+                       const TaskCost& cost, Selection selection, double temperature,
+                       std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model)
     : layout_(layout),
       normalizer_(std::move(normalizer)),
       cost_(cost),
       selection_(selection),
-      temperature_(temperature) {}
+      temperature_(temperature),
+      rollout_model_(std::move(rollout_model)) {}
+
+PlanScorer::~PlanScorer() = default;
 
 at::Tensor PlanScorer::PrefixCost(const at::Tensor& prefix, const LastStep& last) const {
   const at::Tensor tokens = normalizer_.Denormalize(prefix);
@@ -49,9 +77,26 @@ at::Tensor PlanScorer::PrefixCost(const at::Tensor& prefix, const LastStep& last
       .sum(1);
 }
 
+at::Tensor PlanScorer::RolloutCost(const at::Tensor& prefix, const LastStep& last) const {
+  const worldmodel::Normalizer& own = rollout_model_->normalizer;
+  const int64_t act = layout_.action_dim;
+  // The plans' actions as the environment would apply them.
+  const at::Tensor actions = normalizer_.Denormalize(prefix).narrow(-1, 0, act).clamp(-1.0, 1.0);
+  const at::Tensor observation = ToTensor(last.observation, prefix.device());
+  const at::Tensor action = ToTensor(last.action, prefix.device());
+  const at::Tensor token =
+      own.Normalize(at::cat({action, observation})).unsqueeze(0).expand({prefix.size(0), -1});
+  const at::Tensor predicted = rollout_model_->ensemble->Rollout(
+      token, (actions - own.mean().narrow(0, 0, act)) / own.scale().narrow(0, 0, act));
+  const at::Tensor observations =
+      own.Denormalize(predicted).narrow(-1, act, layout_.observation_dim);
+  return cost_.PlanCosts(observations, actions, observation, action).sum(1);
+}
+
 std::optional<Choice> PlanScorer::Choose(const PlanBatch& plan, const LastStep& last) const {
   const int estimated = std::max(1, plan.estimated);
-  const at::Tensor costs = PrefixCost(plan.clean_estimate.narrow(1, 0, estimated), last);
+  const at::Tensor prefix = plan.clean_estimate.narrow(1, 0, estimated);
+  const at::Tensor costs = rollout_model_ ? RolloutCost(prefix, last) : PrefixCost(prefix, last);
   const at::Tensor first_actions = normalizer_.Denormalize(plan.tokens.select(1, 0))
                                        .narrow(-1, 0, layout_.action_dim);  // [N, act]
   const at::Tensor valid = at::isfinite(costs) & at::isfinite(first_actions).all(1) &

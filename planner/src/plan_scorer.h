@@ -7,12 +7,18 @@
 #include <ATen/core/Tensor.h>
 
 #include <Eigen/Core>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/worldmodel/tokens.h"
 #include "plan_denoiser.h"
+
+namespace dfmpc::worldmodel {
+struct MlpEnsembleCheckpoint;
+}  // namespace dfmpc::worldmodel
 
 namespace dfmpc::planner {
 
@@ -31,18 +37,36 @@ struct LastStep {
   const Eigen::VectorXd& action;
 };
 
+// PlannerOptions::rollout_model's ensemble, loaded onto `device`. Throws
+// std::runtime_error naming the file where it is missing, not an ensemble,
+// or learnt for another task, token size or control rate than the
+// planner's model.
+std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> LoadRolloutModel(
+    const std::string& path, const std::string& task, const worldmodel::TokenLayout& layout,
+    int action_repeat, const at::Device& device);
+
 class PlanScorer {
  public:
   // `normalizer` on the model's device; `cost` must outlive the scorer.
+  // With a `rollout_model` (LoadRolloutModel; null: none) Choose costs each
+  // candidate by the ensemble's rollout of its actions.
   PlanScorer(const worldmodel::TokenLayout& layout, worldmodel::Normalizer normalizer,
-             const TaskCost& cost, Selection selection, double temperature);
+             const TaskCost& cost, Selection selection, double temperature,
+             std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model = nullptr);
+  ~PlanScorer();
 
   // Summed task cost [N] of normalized clean plan prefixes [N, n, d] that
   // follow `last` (TaskCost::PlanCosts).
   at::Tensor PrefixCost(const at::Tensor& prefix, const LastStep& last) const;
 
-  // The candidate to keep: the cheapest, whose first action is executed
-  // (or the MPPI average of the candidates' first actions). A candidate
+  // Summed task cost [N] of the observations the rollout model predicts
+  // under the actions of normalized clean plan prefixes [N, n, d], from
+  // `last` on.
+  at::Tensor RolloutCost(const at::Tensor& prefix, const LastStep& last) const;
+
+  // The candidate to keep: the cheapest (by RolloutCost with a rollout
+  // model, else PrefixCost), whose first action is executed (or the MPPI
+  // average of the candidates' first actions). A candidate
   // whose cost, action or tokens are not finite is never picked; nullopt
   // when none is left.
   std::optional<Choice> Choose(const PlanBatch& plan, const LastStep& last) const;
@@ -55,6 +79,7 @@ class PlanScorer {
   const TaskCost& cost_;
   Selection selection_;
   double temperature_;
+  std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model_;
 };
 
 }  // namespace dfmpc::planner

@@ -176,7 +176,11 @@ class Planner::Impl {
                         device.str(), checkpoint.info.action_repeat);
     }
     scorer_.emplace(layout, checkpoint.normalizer.To(device), *cost_, options_.selection,
-                    options_.temperature);
+                    options_.temperature,
+                    options_.rollout_model.empty()
+                        ? nullptr
+                        : LoadRolloutModel(options_.rollout_model, checkpoint.info.task, layout,
+                                           checkpoint.info.action_repeat, device));
   }
 
   void Reset(const Eigen::VectorXd& observation) {

@@ -149,6 +149,17 @@ struct PlannerOptions {
   std::string value_model;
   double value_weight = 0.1;
   int value_step = 0;
+  // An ensemble of learned one-step dynamics (`dfmpc train-mlp --ensemble
+  // E`, the mlp-mppi peer's model) that scores the candidates in place of
+  // the observations sampled with them: each candidate's actions are rolled
+  // out through the ensemble's mean from the current observation and the
+  // task cost is taken on that rollout. Where the world model's sampled
+  // observations are mostly its errors (a robot with contacts), ranking the
+  // candidates by them seeks the errors out; a rollout has to follow the
+  // actions (docs/robots.md). Costs one ensemble rollout of the plan's
+  // length per step; cost guidance still follows the sampled observations.
+  // Empty: none.
+  std::string rollout_model;
   // Real tokens a step's plan attends to (>= 2): the newest, which rides in
   // the step's first model call, and context_length - 1 in the context
   // cache (later calls of the step see those only): `sinks` pinned first
