@@ -5,7 +5,9 @@
 // lengths, candidate counts and sampling levels K (a distilled model's
 // fewer levels make Reset and replan cheaper), in one run; and a long run
 // that shows the bounded context cache keeps memory flat.
-// Each row also counts the CPU tensors a control step allocates.
+// Each row also counts the CPU tensors a control step allocates and, on the
+// CPU, times the step's linear layers as bare products (the arithmetic
+// floor that no fusion of the other work removes).
 #include <ATen/Parallel.h>
 #include <sys/resource.h>
 #include <torch/types.h>
@@ -13,11 +15,14 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -29,6 +34,7 @@
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/kv_cache.h"
+#include "linear_products.h"
 #include "output_path.h"
 #include "planner_policy.h"
 #include "progress_bar.h"
@@ -206,8 +212,8 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   env_options.episode_physics_steps = 1 << 30;  // one long run per configuration
   auto env = envs::MakeEnv(kTask, env_options);
   Table table({"context", "N", "K", "mode", "calls", "token_forwards", "p50_ms", "p99_ms",
-               "jitter_ms", "speedup_p50", "reset_ms", "tensor_allocs", "alloc_kib",
-               "page_faults"});
+               "jitter_ms", "speedup_p50", "reset_ms", "tensor_allocs", "alloc_kib", "page_faults",
+               "products_ms", "products_share", "products_gflops"});
   const c10::Device device = worldmodel::ParseDevice(o.device);
   const std::vector<Row> rows = TableRows(o, device.is_cuda());
   long long total = 0, done = 0;
@@ -218,6 +224,8 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
   ProgressBar progress("bench mpc", total);
   for (int context : o.contexts) {
     const worldmodel::Checkpoint model = RandomModel(shipped, context + o.horizon, device);
+    // One call's products, by its rows and whether its blocks multiply in bfloat16.
+    std::map<std::pair<int64_t, bool>, double> products_ms_of_rows;
     for (int n : o.candidates) {
       double replan_p50 = 0.0;  // of the first K, which every row's speed-up is against
       for (int levels : o.levels) {
@@ -247,12 +255,29 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
           if (rows[i].options.mode == planner::PlanMode::kReplan && replan_p50 == 0.0) {
             replan_p50 = p50;
           }
+          std::vector<std::string> products = {"", "", ""};
+          if (!device.is_cuda() && m.calls > 0.0) {
+            // A call's rows: its candidates times its mean tokens.
+            const int64_t call_rows = std::llround(n * m.token_forwards / m.calls);
+            // Calls of up to 64 rows multiply in float whatever cpu_bf16 asks
+            // (worldmodel/src/transposed_weights.h, kMaxRows).
+            constexpr int64_t kFloatCallRows = 64;
+            const bool bf16 = rows[i].options.cpu_bf16 && call_rows > kFloatCallRows;
+            auto [entry, inserted] =
+                products_ms_of_rows.emplace(std::make_pair(call_rows, bf16), 0.0);
+            if (inserted) entry->second = LinearProductsMs(model.info.config, call_rows, bf16);
+            const double step_ms = entry->second * m.calls;
+            const double gflops =
+                LinearFlopsPerRow(model.info.config) * call_rows / entry->second * 1e-6;
+            products = {FormatFixed(step_ms, 2), FormatFixed(step_ms / p50, 2),
+                        FormatFixed(gflops, 1)};
+          }
           table.AddRow({std::to_string(context), std::to_string(n), std::to_string(levels),
                         rows[i].label, FormatFixed(m.calls, 1), FormatFixed(m.token_forwards, 1),
                         FormatFixed(p50, 2), FormatFixed(p99, 2), FormatFixed(p99 - p50, 2),
                         FormatFixed(replan_p50 / p50, 1), FormatFixed(m.reset_ms, 2),
                         FormatFixed(m.allocations, 0), FormatFixed(m.allocated_kib, 0),
-                        FormatFixed(m.page_faults, 1)});
+                        FormatFixed(m.page_faults, 1), products[0], products[1], products[2]});
         }
       }
     }
