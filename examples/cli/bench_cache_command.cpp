@@ -110,8 +110,9 @@ void AddBenchCacheCommand(CLI::App& bench) {
   cmd->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
   cmd->add_option("--token-dim", options->token_dim, "features per token")->capture_default_str();
   cmd->add_flag("--batched-attention", options->batched_attention,
-                "on the CPU, also each row with attention in batched matrix products instead of "
-                "the fused kernel (speed-ups stay against the fused reference)");
+                "on the CPU, also each row with attention in ATen's form instead of the fused "
+                "kernels: rotary embeddings in elementwise operations, attention in batched "
+                "matrix products (speed-ups stay against the fused reference)");
   AddDeviceFlag(*cmd, options->device);
   cmd->add_option("--csv", options->csv, "CSV output path")
       ->capture_default_str()

@@ -161,7 +161,7 @@ struct Row {
 // Replan, warm r for each --warm-calls, then warm r = 1 with each block
 // cache setting; on a GPU every warm row runs eagerly and then with graphs,
 // on the CPU with --cpu-bf16 each row in float and then in bfloat16, and
-// with --batched-attention each of those again with batched attention.
+// with --batched-attention each of those again with ATen's attention.
 std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
   std::vector<Row> rows;
   const auto add_attention_rows = [&](Row row) {
@@ -352,8 +352,9 @@ void AddBenchMpcCommand(CLI::App& bench) {
                 "on the CPU, also each row with the model's linear layers multiplied in bfloat16 "
                 "(PlannerOptions::cpu_bf16)");
   cmd->add_flag("--batched-attention", options->batched_attention,
-                "on the CPU, also each row with attention in batched matrix products instead of "
-                "the fused kernel");
+                "on the CPU, also each row with attention in ATen's form instead of the fused "
+                "kernels: rotary embeddings in elementwise operations, attention in batched "
+                "matrix products");
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
   cmd->add_option("--levels", options->levels,
                   "sampling levels K, each its own rows (a model distilled to K samples with K); "

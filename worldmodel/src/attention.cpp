@@ -8,6 +8,7 @@
 
 #include "dfmpc/worldmodel/device.h"
 #include "fused_attention.h"
+#include "fused_rotary.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -92,6 +93,7 @@ RotaryAngles MakeWindowAngles(const at::Tensor& frequencies, int64_t first, int6
 at::Tensor ApplyRotary(const at::Tensor& x, const RotaryAngles& angles) {
   // x * cos + rotate_half(x) * sin with rotate_half(x) = (-x2, x1); the sign
   // lives in angles.sin, the swap of halves is a roll.
+  if (FusedRotaryApplies(x, angles)) return FusedRotary(x, angles);
   return x * angles.cos + x.roll(x.size(-1) / 2, -1) * angles.sin;
 }
 

@@ -29,7 +29,8 @@ RotaryAngles MakeRotaryAngles(const at::Tensor& frequencies, int64_t first, int6
 // the keys', for a stacked [2, B, heads, count, head_dim] q and k.
 RotaryAngles MakeWindowAngles(const at::Tensor& frequencies, int64_t first, int64_t count,
                               double query_scale, const at::TensorOptions& options);
-// Rotates x ([..., n, head_dim]) by `angles` ([n, head_dim]).
+// Rotates x ([..., n, head_dim]) by `angles` (tables that broadcast to x);
+// a CPU call of inference size in one pass (fused_rotary.h).
 at::Tensor ApplyRotary(const at::Tensor& x, const RotaryAngles& angles);
 
 // Keys (rotated at their absolute positions) and values of cached tokens.

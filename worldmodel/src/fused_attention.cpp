@@ -13,8 +13,6 @@
 namespace dfmpc::worldmodel {
 namespace {
 
-thread_local bool batched_attention = false;
-
 // Eight floats in one register (two on a machine without AVX); GCC's and
 // Clang's vector extension, so the same source serves every clone below.
 // Read and written through Unaligned8 pointers (vector types may alias
@@ -167,15 +165,9 @@ bool UnitLastStride(const at::Tensor& t) { return t.dim() == 4 && t.stride(3) ==
 
 }  // namespace
 
-BatchedAttention::BatchedAttention(bool on) : previous_(batched_attention) {
-  batched_attention = on;
-}
-
-BatchedAttention::~BatchedAttention() { batched_attention = previous_; }
-
 bool FusedAttentionApplies(const std::vector<at::Tensor>& queries, const at::Tensor& k,
                            const at::Tensor& v, const std::vector<CachedKeysValues>& cached) {
-  if (batched_attention) return false;
+  if (BatchedAttention::on()) return false;
   std::vector<const at::Tensor*> all = {&k, &v};
   for (const at::Tensor& q : queries) all.push_back(&q);
   for (const CachedKeysValues& segment : cached) {
