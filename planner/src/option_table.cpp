@@ -153,7 +153,8 @@ std::vector<OptionDescriptor> MakeTable() {
       Field("value_weight", &O::value_weight, Above(0),
             "the value's weight, in discounted steps of reward missed after the valued step"),
       Field("value_step", &O::value_step, AtLeast(0),
-            "the plan step whose observation the critic values (<= H); 0: H / 2"),
+            "the plan step whose observation the critic values (<= H; in warm mode, a token the "
+            "warm step estimates: H - 1 at the default u); 0: H / 2"),
       PerRun(Field("rollout_model", &O::rollout_model, kAny,
                    "an ensemble from `dfmpc train-mlp --ensemble` that scores each candidate by a "
                    "rollout of its actions instead of its sampled observations; empty: none")),

@@ -71,6 +71,31 @@ Checkpoint LoadOnto(const std::string& model_path, const std::string& task,
   return worldmodel::LoadCheckpoint(model_path, {task, 0}, device);
 }
 
+// The plan step a critic values (PlannerOptions::value_step; 0: H / 2).
+int ValueStep(const PlannerOptions& options) {
+  return options.value_step > 0 ? options.value_step : std::max(1, options.horizon / 2);
+}
+
+// A warm step leaves the plan's far tokens at level K, pure noise with no
+// clean estimate to score: a critic reading one would value nothing.
+void RequireValueStepEstimated(const PlannerOptions& options,
+                               const worldmodel::SchedulingMatrix& warm_program) {
+  int estimated = 0;
+  for (int t = 0; t < options.horizon; ++t) {
+    if (warm_program.level(warm_program.rows() - 1, t) < options.levels) estimated = t + 1;
+  }
+  const int step = ValueStep(options);
+  if (step > estimated) {
+    throw std::invalid_argument(
+        "planner: value step " + std::to_string(step) + " reads plan token " +
+        std::to_string(step) +
+        ", which a warm step leaves as pure noise (level K = " + std::to_string(options.levels) +
+        ") with nothing to value; the warm plan has estimates of " + "its first " +
+        std::to_string(estimated) + " tokens, so use a value step of at most " +
+        std::to_string(estimated) + " (0: the middle of the plan)");
+  }
+}
+
 // The resolved options: u and the context length filled in, and checked
 // against the model.
 PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
@@ -115,8 +140,10 @@ PlannerOptions Resolve(PlannerOptions options, const Checkpoint& checkpoint) {
       throw std::invalid_argument(
           "planner: warm mode keeps a plan past the executed token: H >= 2");
     }
-    WarmProgram(options.levels, options.horizon, options.uncertainty, options.calls_per_step,
-                options.renoise_levels);
+    const worldmodel::SchedulingMatrix program =
+        WarmProgram(options.levels, options.horizon, options.uncertainty, options.calls_per_step,
+                    options.renoise_levels);
+    if (!options.value_model.empty()) RequireValueStepEstimated(options, program);
   }
   return options;
 }
@@ -170,10 +197,8 @@ class Planner::Impl {
     }
     const at::Device device = ModelDevice(checkpoint, options_);
     if (!options_.value_model.empty()) {
-      const int step =
-          options_.value_step > 0 ? options_.value_step : std::max(1, options_.horizon / 2);
-      cost_ = WithValue(std::move(cost_), options_.value_model, options_.value_weight, step,
-                        device.str(), checkpoint.info.action_repeat);
+      cost_ = WithValue(std::move(cost_), options_.value_model, options_.value_weight,
+                        ValueStep(options_), device.str(), checkpoint.info.action_repeat);
     }
     scorer_.emplace(layout, checkpoint.normalizer.To(device), *cost_, options_.selection,
                     options_.temperature,

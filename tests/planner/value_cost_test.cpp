@@ -247,6 +247,14 @@ TEST(ValueCostTest, WrongCriticsAndWeightsAreRefused) {
   ExpectRefused(options, "planner option 'value_step' must be >= 0, got -1");
   options.value_step = 17;
   ExpectRefused(options, "value step must be in 0..H = 16");
+  // The warm plan's far tokens rest at level K, pure noise: a critic there
+  // would silently value nothing (it added no cost at all). Replanning
+  // leaves every token clean.
+  options.value_step = 16;
+  ExpectRefused(options,
+                "value step 16 reads plan token 16, which a warm step leaves as pure noise");
+  options.mode = PlanMode::kReplan;
+  EXPECT_NO_THROW(MakePlanner(options));
   EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 0.0, 1), std::invalid_argument);
   EXPECT_THROW(WithValue(MakeTaskCost(kPendulum), Critic(), 1.0, 0), std::invalid_argument);
 }

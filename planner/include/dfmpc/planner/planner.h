@@ -144,7 +144,9 @@ struct PlannerOptions {
   // A critic (`dfmpc train-value`) whose value joins each plan's cost:
   // value_weight times the discounted steps of reward it expects to be
   // missed from the plan's observation value_step steps ahead on (1..H; 0:
-  // the middle of the plan, H / 2 rounded down; task_cost.h, WithValue).
+  // the middle of the plan, H / 2 rounded down; task_cost.h, WithValue). In
+  // warm mode the step must be one the warm step estimates: the plan's far
+  // tokens rest at level K, pure noise (H - 1 at most at the default u).
   // Empty: none. The defaults are the cart-pole's best (docs/experiments.md).
   std::string value_model;
   double value_weight = 0.1;
