@@ -219,6 +219,14 @@ def test_the_planner_table_is_replaced_in_place_or_added():
     assert table.replace_table("name = \"x\"\n", new) == "name = \"x\"\n\n" + new
 
 
+def test_a_valued_step_stays_where_the_plan_has_estimates():
+    # A warm plan's last token rests at pure noise, which the planner refuses
+    # to value; a replanned one is clean throughout.
+    assert space.consistent({"horizon": 16, "value_step": 16})["value_step"] == 15
+    assert space.consistent({"horizon": 16, "value_step": 16, "mode": "replan"})["value_step"] == 16
+    assert space.consistent({"horizon": 32, "value_step": 16})["value_step"] == 16
+
+
 def test_a_table_names_only_the_block_cache_settings_that_act():
     defaults = space.option_defaults()
     assert space.consistent({"front_tokens": 8, "refresh_every": 4}) == {

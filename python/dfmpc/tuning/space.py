@@ -190,7 +190,8 @@ def consistent(options, distilled_levels=0):
     """`options` with dependent values moved inside their limits.
 
     Re-noise at most the levels (a distilled model's K where `options` has
-    none), an action window and a valued step within the horizon, a
+    none), an action window and a valued step within the horizon (a warm
+    plan's valued step before its last token, which rests at pure noise), a
     block-cache front shorter than the horizon; a value without effect (an
     MPPI temperature under best-of selection, a refresh period without a
     block cache or a front without a refresh period, a target outcome
@@ -208,7 +209,11 @@ def consistent(options, distilled_levels=0):
         if "action_window" in options:
             options["action_window"] = min(options["action_window"], horizon)
         if "value_step" in options:
-            options["value_step"] = min(options["value_step"], horizon)
+            # A warm plan's last token rests at pure noise (level K at the
+            # default u), with no estimate for a critic to value: the
+            # planner refuses that step.
+            warm = options.get("mode", defaults["mode"]) == "warm"
+            options["value_step"] = min(options["value_step"], horizon - 1 if warm else horizon)
         if options.get("front_tokens", 0) >= horizon:
             options["front_tokens"] = 0
     if "refresh_every" in options and not options.get("front_tokens"):
