@@ -15,7 +15,7 @@
 
 #include "commands.h"
 #include "device_flag.h"
-#include "dfmpc/worldmodel/batched_attention.h"
+#include "dfmpc/worldmodel/aten_kernels.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/sampler.h"
 #include "dfmpc/worldmodel/transformer.h"
@@ -33,7 +33,7 @@ struct BenchCacheOptions {
   int repeats = 3;
   int threads = 1;
   int token_dim = 4;
-  bool batched_attention = false;  // each CPU row again with batched attention
+  bool aten_kernels = false;  // each CPU row again with ATen's kernels
   std::string device = "cpu";
   std::string csv = "bench_cache.csv";
 };
@@ -51,8 +51,8 @@ void RunBenchCache(const BenchCacheOptions& o) {
   model->eval();
   const worldmodel::NoiseSchedule schedule(config.num_timesteps);
   const worldmodel::Sampler sampler(*model, schedule);
-  std::vector<bool> attention_variants = {false};
-  if (o.batched_attention && o.device == "cpu") attention_variants.push_back(true);
+  std::vector<bool> kernel_variants = {false};
+  if (o.aten_kernels && o.device == "cpu") kernel_variants.push_back(true);
 
   std::fprintf(stderr,
                "bench cache: width %d, depth %d, heads %d, d %d, K %d, H %d, device %s, "
@@ -65,10 +65,9 @@ void RunBenchCache(const BenchCacheOptions& o) {
     const at::Tensor context = torch::randn({1, s, o.token_dim});
     double none_ms = 0.0;
     for (auto mode : {worldmodel::CacheMode::kNone, worldmodel::CacheMode::kExact}) {
-      for (const bool batched : attention_variants) {
-        const worldmodel::BatchedAttention attention(batched);
-        const std::string label =
-            worldmodel::CacheModeName(mode) + (batched ? " batched-attn" : "");
+      for (const bool aten : kernel_variants) {
+        const worldmodel::AtenKernels kernels(aten);
+        const std::string label = worldmodel::CacheModeName(mode) + (aten ? " aten" : "");
         worldmodel::SampleOptions options;
         options.num_levels = o.levels;
         options.horizon = o.horizon;
@@ -83,7 +82,7 @@ void RunBenchCache(const BenchCacheOptions& o) {
                   .count());
         }
         const double median = Median(ms);
-        if (mode == worldmodel::CacheMode::kNone && !batched) none_ms = median;
+        if (mode == worldmodel::CacheMode::kNone && !aten) none_ms = median;
         table.AddRow({std::to_string(s), label, std::to_string(stats.calls),
                       std::to_string(stats.token_forwards), FormatFixed(median, 2),
                       FormatFixed(none_ms / median, 2)});
@@ -109,10 +108,11 @@ void AddBenchCacheCommand(CLI::App& bench) {
       ->capture_default_str();
   cmd->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
   cmd->add_option("--token-dim", options->token_dim, "features per token")->capture_default_str();
-  cmd->add_flag("--batched-attention", options->batched_attention,
-                "on the CPU, also each row with attention in ATen's form instead of the fused "
-                "kernels: rotary embeddings in elementwise operations, attention in batched "
-                "matrix products (speed-ups stay against the fused reference)");
+  cmd->add_flag("--aten-kernels", options->aten_kernels,
+                "on the CPU, also each row with ATen's operators instead of the fused kernels: "
+                "rotary embeddings in elementwise operations, attention in batched matrix "
+                "products, a norm and its modulation as two operators, ATen's bfloat16 "
+                "conversions (speed-ups stay against the fused reference)");
   AddDeviceFlag(*cmd, options->device);
   cmd->add_option("--csv", options->csv, "CSV output path")
       ->capture_default_str()

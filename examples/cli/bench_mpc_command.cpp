@@ -1,6 +1,6 @@
 // dfmpc bench mpc: per-control-step latency of the planner, replan against
 // warm r = 1, 2, 4 (and warm r = 1 with block cache settings, each of them
-// also with bfloat16 products and with batched attention on request),
+// also with bfloat16 products and with ATen's kernels on request),
 // across context
 // lengths, candidate counts and sampling levels K (a distilled model's
 // fewer levels make Reset and replan cheaper), in one run; and a long run
@@ -30,7 +30,7 @@
 #include "dfmpc/envs/env.h"
 #include "dfmpc/planner/planner.h"
 #include "dfmpc/planner/task_cost.h"
-#include "dfmpc/worldmodel/batched_attention.h"
+#include "dfmpc/worldmodel/aten_kernels.h"
 #include "dfmpc/worldmodel/checkpoint.h"
 #include "dfmpc/worldmodel/device.h"
 #include "dfmpc/worldmodel/kv_cache.h"
@@ -54,7 +54,7 @@ struct BenchMpcOptions {
   std::vector<int> warm_calls = {1, 2, 4};
   std::vector<std::string> block_cache;  // "F/R": warm r = 1 rows with the block cache
   bool cpu_bf16 = false;                 // each CPU row again with bfloat16 products
-  bool batched_attention = false;        // each CPU row again with batched attention
+  bool aten_kernels = false;             // each CPU row again with ATen's kernels
   int horizon = 32;
   std::vector<int> levels = {16};
   int steps = 50;
@@ -155,28 +155,28 @@ Measured Measure(planner::Planner& planner, envs::Env& env, int context, int ste
 struct Row {
   std::string label;
   planner::PlannerOptions options;  // mode, r, block cache and graphs; sizes are filled per row
-  bool batched_attention = false;   // worldmodel::BatchedAttention around the row's steps
+  bool aten_kernels = false;        // worldmodel::AtenKernels around the row's steps
 };
 
 // Replan, warm r for each --warm-calls, then warm r = 1 with each block
 // cache setting; on a GPU every warm row runs eagerly and then with graphs,
 // on the CPU with --cpu-bf16 each row in float and then in bfloat16, and
-// with --batched-attention each of those again with ATen's attention.
+// with --aten-kernels each of those again with ATen's kernels.
 std::vector<Row> TableRows(const BenchMpcOptions& o, bool cuda) {
   std::vector<Row> rows;
-  const auto add_attention_rows = [&](Row row) {
+  const auto add_kernel_rows = [&](Row row) {
     rows.push_back(row);
-    if (cuda || !o.batched_attention) return;
-    row.label += " batched-attn";
-    row.batched_attention = true;
+    if (cuda || !o.aten_kernels) return;
+    row.label += " aten";
+    row.aten_kernels = true;
     rows.push_back(row);
   };
   const auto add_cpu_row = [&](Row row) {
-    add_attention_rows(row);
+    add_kernel_rows(row);
     if (cuda || !o.cpu_bf16) return;
     row.label += " bf16";
     row.options.cpu_bf16 = true;
-    add_attention_rows(row);
+    add_kernel_rows(row);
   };
   Row replan{"replan", {}};
   replan.options.mode = planner::PlanMode::kReplan;
@@ -240,7 +240,7 @@ void RunLatencyTable(const BenchMpcOptions& o, const worldmodel::Checkpoint& shi
             options.candidates = n;
             options.context_length = context;
             planner::Planner planner(model, planner::MakeTaskCost(kTask), options);
-            const worldmodel::BatchedAttention attention(rows[i].batched_attention);
+            const worldmodel::AtenKernels kernels(rows[i].aten_kernels);
             const Measured m = Measure(planner, *env, context, o.steps, progress, done);
             if (repeat == 0) {
               measured[i] = m;
@@ -351,10 +351,11 @@ void AddBenchMpcCommand(CLI::App& bench) {
   cmd->add_flag("--cpu-bf16", options->cpu_bf16,
                 "on the CPU, also each row with the model's linear layers multiplied in bfloat16 "
                 "(PlannerOptions::cpu_bf16)");
-  cmd->add_flag("--batched-attention", options->batched_attention,
-                "on the CPU, also each row with attention in ATen's form instead of the fused "
-                "kernels: rotary embeddings in elementwise operations, attention in batched "
-                "matrix products");
+  cmd->add_flag("--aten-kernels", options->aten_kernels,
+                "on the CPU, also each row with ATen's operators instead of the fused kernels: "
+                "rotary embeddings in elementwise operations, attention in batched matrix "
+                "products, a norm and its modulation as two operators, ATen's bfloat16 "
+                "conversions");
   cmd->add_option("--horizon", options->horizon, "plan tokens H")->capture_default_str();
   cmd->add_option("--levels", options->levels,
                   "sampling levels K, each its own rows (a model distilled to K samples with K); "

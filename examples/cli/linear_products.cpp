@@ -36,7 +36,7 @@ double LinearProductsMs(const worldmodel::TransformerConfig& config, int64_t row
   if (rows < 1) throw std::invalid_argument("LinearProductsMs: rows must be >= 1");
   const at::NoGradGuard no_grad;
   struct Layer {
-    at::Tensor input, weight, bias;  // a bfloat16 layer's weight is [in, out]
+    at::Tensor input, weight, bias;  // a bfloat16 layer's weight is [in, out], no bias
     bool bf16;
   };
   const auto shapes = LayerShapes(config);
@@ -45,8 +45,8 @@ double LinearProductsMs(const worldmodel::TransformerConfig& config, int64_t row
     const auto [in, out] = shapes[i];
     const bool block_layer = i > 0 && i + 1 < shapes.size();
     if (bf16_blocks && block_layer) {
-      layers.push_back({at::randn({rows, in}), at::randn({in, out}).to(at::kBFloat16),
-                        at::randn({out}).to(at::kBFloat16), true});
+      layers.push_back({at::randn({rows, in}).to(at::kBFloat16),
+                        at::randn({in, out}).to(at::kBFloat16), at::Tensor(), true});
     } else {
       layers.push_back({at::randn({rows, in}), at::randn({out, in}), at::randn({out}), false});
     }
@@ -54,7 +54,7 @@ double LinearProductsMs(const worldmodel::TransformerConfig& config, int64_t row
   const auto call = [&] {
     for (const Layer& layer : layers) {
       if (layer.bf16) {
-        at::mm(layer.input.to(at::kBFloat16), layer.weight).add_(layer.bias).to(at::kFloat);
+        at::mm(layer.input, layer.weight);
       } else {
         at::linear(layer.input, layer.weight, layer.bias);
       }

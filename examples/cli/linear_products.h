@@ -14,9 +14,10 @@ namespace dfmpc::cli {
 // token embedding, each block's attention input and output and MLP layers,
 // and the output layer, each on `rows` rows of random values (the layers a
 // call runs, without attention, norms or activations). Float products are
-// `at::linear`; with `bf16_blocks` the blocks' layers multiply as the
-// model's bfloat16 products do (the rows converted, a bfloat16 weight),
-// the embedding and output layers staying float.
+// `at::linear`; with `bf16_blocks` the blocks' layers are the model's
+// bfloat16 products alone (bfloat16 rows by a bfloat16 weight; the
+// conversions around them and the bias are not timed), the embedding and
+// output layers staying float.
 // Throws std::invalid_argument when rows < 1.
 double LinearProductsMs(const worldmodel::TransformerConfig& config, int64_t rows,
                         bool bf16_blocks);

@@ -85,7 +85,7 @@ TEST(CpuBf16Test, SmallCallsAndAutogradCallsStayFloat) {
 TEST(CpuBf16Test, Bf16CopiesFollowTheWeights) {
   torch::nn::Linear layer(8, 4);
   TransposedWeights memo({layer});
-  at::Tensor first, updated;
+  at::Tensor first, updated, updated_aten;
   {
     const c10::InferenceMode inference;
     first = memo.Get(at::kBFloat16)[0].weight;
@@ -100,9 +100,11 @@ TEST(CpuBf16Test, Bf16CopiesFollowTheWeights) {
     const c10::InferenceMode inference;
     const LinearCopy copy = memo.Get(at::kBFloat16)[0];
     updated = copy.bias;
+    updated_aten = copy.aten_bias;
     EXPECT_TRUE(copy.weight.equal(first));
   }
-  EXPECT_TRUE(updated.equal(layer->bias.to(at::kBFloat16)));
+  EXPECT_TRUE(updated.equal(layer->bias));  // added in float
+  EXPECT_TRUE(updated_aten.equal(layer->bias.to(at::kBFloat16)));
 }
 
 }  // namespace

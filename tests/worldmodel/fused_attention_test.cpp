@@ -94,6 +94,19 @@ TEST(FusedAttentionTest, MatchesTheBatchedProductsOnEveryLayoutTheModelMakes) {
   RecordProperty("worst_abs_difference", std::to_string(worst));
 }
 
+// Scores far apart (queries 30 times the model's scale: differences of
+// hundreds, exponentials that underflow) still give the same mix: the
+// softmax subtracts its row's maximum and its exponential saturates at the
+// smallest normal float instead of overflowing or returning NaN.
+TEST(FusedAttentionTest, ScoresFarApartStillMatch) {
+  c10::InferenceMode inference;
+  Call call = MakeCall({4, 2, 33, 24, {16}, true}, 29);
+  for (at::Tensor& q : call.queries) q.mul_(30.0);
+  const at::Tensor fused = Fused(call), batched = Batched(call);
+  EXPECT_TRUE(fused.isfinite().all().item<bool>());
+  EXPECT_LT((fused - batched).abs().max().item<double>(), 1e-5);
+}
+
 TEST(FusedAttentionTest, ATokenSeesNoLaterTokenOfItsWindow) {
   c10::InferenceMode inference;
   Call call = MakeCall({2, 2, 6, 8, {3}, true}, 11);

@@ -11,13 +11,13 @@
 #include <string>
 
 #include "attention.h"
-#include "dfmpc/worldmodel/batched_attention.h"
+#include "dfmpc/worldmodel/aten_kernels.h"
 
 namespace dfmpc::worldmodel {
 namespace {
 
 at::Tensor AtenForm(const at::Tensor& x, const RotaryAngles& angles) {
-  const BatchedAttention aten(true);
+  const AtenKernels aten(true);
   EXPECT_FALSE(FusedRotaryApplies(x, angles));
   return ApplyRotary(x, angles);
 }

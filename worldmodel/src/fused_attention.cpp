@@ -8,38 +8,18 @@
 #include <limits>
 #include <vector>
 
-#include "dfmpc/worldmodel/batched_attention.h"
+#include "dfmpc/worldmodel/aten_kernels.h"
+#include "simd.h"
 
 namespace dfmpc::worldmodel {
 namespace {
 
-// Eight floats in one register (two on a machine without AVX); GCC's and
-// Clang's vector extension, so the same source serves every clone below.
-// Read and written through Unaligned8 pointers (vector types may alias
-// their element type), never returned by value: a function returning one
-// would change the ABI between the clones.
-using Floats8 = float __attribute__((vector_size(32)));
-using Unaligned8 = float __attribute__((vector_size(32), aligned(4)));
-constexpr int64_t kLanes = 8;
+using simd::At;
+using simd::Floats8;
+using simd::kLanes;
+using simd::Load;
 constexpr int kMaxChunks = 8;  // head_dim <= 64 (MixSegment's cases)
 constexpr int kRowBlock = 4;   // query rows per register block
-
-// An AVX2+FMA clone beside the portable one, chosen when the process loads
-// (by an ifunc resolver, which ThreadSanitizer's runtime is not yet ready
-// to run: a TSan build keeps the portable code alone).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define DFMPC_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DFMPC_SIMD_CLONES
-#endif
-
-#define DFMPC_INLINE inline __attribute__((always_inline))
-
-DFMPC_INLINE const Unaligned8& Load(const float* p) {
-  return *reinterpret_cast<const Unaligned8*>(p);
-}
-
-DFMPC_INLINE Unaligned8& At(float* p) { return *reinterpret_cast<Unaligned8*>(p); }
 
 inline int64_t Padded(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
@@ -161,13 +141,55 @@ DFMPC_SIMD_CLONES void MixSegment(const float* probs, int64_t prob_stride, HeadR
   }
 }
 
+// Where a row's scores lie in the padded score row: a segment's first
+// column, its keys and whether the row sees only keys up to its own.
+struct SegmentColumns {
+  int64_t column = 0, keys = 0;
+  bool causal = false;
+};
+
+// Row i of a head's padded scores (-inf past each segment's keys) into
+// probabilities in place: exponentials only over the keys row i sees, the
+// rest of each segment's columns 0 (as ATen's softmax makes them).
+DFMPC_SIMD_CLONES void SoftmaxRow(float* row, int64_t i, const SegmentColumns* segments,
+                                  int64_t count, int64_t columns) {
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  Floats8 top = Floats8{} + minus_inf;
+  for (int64_t j = 0; j < columns; j += kLanes) {
+    const Floats8 part = Load(row + j);
+    top = part > top ? part : top;
+  }
+  float highest = minus_inf;
+  for (int64_t lane = 0; lane < kLanes; ++lane) highest = std::max(highest, top[lane]);
+  Floats8 sum = {};
+  for (int64_t s = 0; s < count; ++s) {
+    const SegmentColumns& segment = segments[s];
+    float* scores = row + segment.column;
+    const int64_t seen = Padded(segment.causal ? std::min(segment.keys, i + 1) : segment.keys);
+    int64_t j = 0;
+    for (; j < seen; j += kLanes) {
+      const Floats8 score = Load(scores + j);
+      Floats8 e;
+      simd::ExpOfNonPositive(score - highest, &e);
+      const Floats8 probability = score == minus_inf ? Floats8{} : e;
+      sum += probability;
+      At(scores + j) = probability;
+    }
+    for (; j < Padded(segment.keys); j += kLanes) At(scores + j) = Floats8{};
+  }
+  float total = 0.0f;
+  for (int64_t lane = 0; lane < kLanes; ++lane) total += sum[lane];
+  const float inverse = 1.0f / total;
+  for (int64_t j = 0; j < columns; j += kLanes) At(row + j) = Load(row + j) * inverse;
+}
+
 bool UnitLastStride(const at::Tensor& t) { return t.dim() == 4 && t.stride(3) == 1; }
 
 }  // namespace
 
 bool FusedAttentionApplies(const std::vector<at::Tensor>& queries, const at::Tensor& k,
                            const at::Tensor& v, const std::vector<CachedKeysValues>& cached) {
-  if (BatchedAttention::on()) return false;
+  if (AtenKernels::on()) return false;
   std::vector<const at::Tensor*> all = {&k, &v};
   for (const at::Tensor& q : queries) all.push_back(&q);
   for (const CachedKeysValues& segment : cached) {
@@ -200,28 +222,29 @@ at::Tensor FusedCausalAttention(const std::vector<at::Tensor>& queries, const at
   columns += Padded(k.size(2));
 
   const int64_t batch = k.size(0), heads = k.size(1), window = k.size(2), head_dim = k.size(3);
-  at::Tensor scores = at::empty({batch, heads, window, columns}, k.options());
-  auto each_head = [&](auto&& job) {
-    at::parallel_for(0, batch * heads, 1, [&](int64_t begin, int64_t end) {
-      std::vector<float> scratch;
-      for (int64_t index = begin; index < end; ++index) job(index / heads, index % heads, &scratch);
-    });
-  };
-  each_head([&](int64_t b, int64_t h, std::vector<float>* scratch) {
-    float* rows = scores.data_ptr<float>() + (b * heads + h) * window * columns;
-    for (const Segment& s : segments) {
-      ScoreSegment(RowsOf(s.queries, b, h), RowsOf(s.keys, b, h), window, s.keys.size(2), head_dim,
-                   s.causal, rows + s.column, columns, scratch);
-    }
-  });
-  const at::Tensor probs = at::softmax(scores, -1);
+  std::vector<SegmentColumns> columns_of;
+  for (const Segment& s : segments) columns_of.push_back({s.column, s.keys.size(2), s.causal});
   at::Tensor out = at::zeros({batch, heads, window, head_dim}, k.options());
-  each_head([&](int64_t b, int64_t h, std::vector<float>*) {
-    const float* rows = probs.data_ptr<float>() + (b * heads + h) * window * columns;
-    float* mixed = out.data_ptr<float>() + (b * heads + h) * window * head_dim;
-    for (const Segment& s : segments) {
-      MixSegment(rows + s.column, columns, RowsOf(s.values, b, h), window, s.keys.size(2), head_dim,
-                 s.causal, mixed);
+  // Each head's scores, probabilities and mix in one pass, its scores in
+  // a buffer of the task's own that stays in cache.
+  at::parallel_for(0, batch * heads, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> transposed, probs(static_cast<size_t>(window * columns));
+    for (int64_t index = begin; index < end; ++index) {
+      const int64_t b = index / heads, h = index % heads;
+      float* rows = probs.data();
+      for (const Segment& s : segments) {
+        ScoreSegment(RowsOf(s.queries, b, h), RowsOf(s.keys, b, h), window, s.keys.size(2),
+                     head_dim, s.causal, rows + s.column, columns, &transposed);
+      }
+      for (int64_t i = 0; i < window; ++i) {
+        SoftmaxRow(rows + i * columns, i, columns_of.data(),
+                   static_cast<int64_t>(columns_of.size()), columns);
+      }
+      float* mixed = out.data_ptr<float>() + index * window * head_dim;
+      for (const Segment& s : segments) {
+        MixSegment(rows + s.column, columns, RowsOf(s.values, b, h), window, s.keys.size(2),
+                   head_dim, s.causal, mixed);
+      }
     }
   });
   return out;

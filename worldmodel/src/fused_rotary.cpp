@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "dfmpc/worldmodel/batched_attention.h"
+#include "dfmpc/worldmodel/aten_kernels.h"
 
 namespace dfmpc::worldmodel {
 namespace {
@@ -57,7 +57,7 @@ bool Servable(const at::Tensor& t, bool grad) {
 }  // namespace
 
 bool FusedRotaryApplies(const at::Tensor& x, const RotaryAngles& angles) {
-  if (BatchedAttention::on() || x.dim() < 2 || x.numel() == 0 || x.size(-1) % 2 != 0) {
+  if (AtenKernels::on() || x.dim() < 2 || x.numel() == 0 || x.size(-1) % 2 != 0) {
     return false;
   }
   const bool grad = c10::GradMode::is_enabled();

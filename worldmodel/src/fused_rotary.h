@@ -14,8 +14,8 @@ namespace dfmpc::worldmodel {
 
 // True when FusedRotary serves this call: a CPU float x ([..., n,
 // head_dim], head_dim contiguous) and angle tables that autograd does not
-// track, tables that broadcast to x's shape, and no BatchedAttention switch
-// on this thread (batched_attention.h).
+// track, tables that broadcast to x's shape, and no AtenKernels switch
+// on this thread (aten_kernels.h).
 bool FusedRotaryApplies(const at::Tensor& x, const RotaryAngles& angles);
 
 // ApplyRotary (attention.h) for a call that FusedRotaryApplies to, into a

@@ -15,6 +15,7 @@
 #include "dfmpc/worldmodel/cpu_bf16.h"
 #include "dfmpc/worldmodel/device.h"
 #include "forward_setup.h"
+#include "modulated_norm.h"
 #include "seeded_init.h"
 #include "transposed_weights.h"
 #include "weight_signature.h"
@@ -79,7 +80,7 @@ class TransformerBlock : public torch::nn::Module {
                      at::Tensor* keys, at::Tensor* values) {
     const int64_t batch = x.size(0), window = x.size(1), width = x.size(2);
     const auto mod = modulation.chunk(6, -1);
-    at::Tensor h = at::addcmul(mod[0], norm1_(x), mod[1]);
+    at::Tensor h = ModulatedNorm(norm1_, x, mod[0], mod[1]);
     const auto qkv = LinearThrough(qkv_, h, copies[0])
                          .view({batch, window, 3, heads_, width / heads_})
                          .permute({2, 0, 3, 1, 4});
@@ -93,7 +94,7 @@ class TransformerBlock : public torch::nn::Module {
     const at::Tensor out = at::addcmul(
         x, mod[2],
         LinearThrough(proj_, attended.transpose(1, 2).reshape({batch, window, width}), copies[1]));
-    h = at::addcmul(mod[3], norm2_(out), mod[4]);
+    h = ModulatedNorm(norm2_, out, mod[3], mod[4]);
     return at::addcmul(out, mod[5], MlpThrough(fc1_, fc2_, h, copies[2], copies[3]));
   }
 
@@ -359,7 +360,7 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
                        .narrow(-1, static_cast<int64_t>(blocks_.size()) * block_columns,
                                2 * config_.width)
                        .chunk(2, -1);
-  return LinearThrough(output_, at::addcmul(mod[0], final_norm_(x), mod[1]), copies[1]);
+  return LinearThrough(output_, ModulatedNorm(final_norm_, x, mod[0], mod[1]), copies[1]);
 }
 
 std::vector<LinearCopy> DfTransformerImpl::LinearCopies(const at::Tensor& tokens) {

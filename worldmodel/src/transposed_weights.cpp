@@ -5,6 +5,9 @@
 
 #include <utility>
 
+#include "bf16_rows.h"
+#include "dfmpc/worldmodel/aten_kernels.h"
+
 namespace dfmpc::worldmodel {
 namespace {
 
@@ -15,10 +18,19 @@ std::vector<int64_t> RowSizes(const at::Tensor& x, int64_t columns) {
   return sizes;
 }
 
-// rows [n, in] (any floating dtype) times a bfloat16 copy: [n, out], bfloat16.
+// ATen's form of a bfloat16 product (AtenKernels): ATen's conversions and
+// the bias added in bfloat16; [n, out], bfloat16.
+at::Tensor AtenBf16Product(const at::Tensor& rows, const LinearCopy& copy) {
+  const at::Tensor out = at::mm(rows.to(at::kBFloat16), copy.weight);
+  return copy.bias.defined() ? out.add_(copy.aten_bias) : out;
+}
+
+// rows [n, in] (any floating dtype) times a bfloat16 copy plus its float
+// bias: [n, out], float. The bias is added while widening the product
+// (bf16_rows.h).
 at::Tensor Bf16Product(const at::Tensor& rows, const LinearCopy& copy) {
-  at::Tensor out = at::mm(rows.to(at::kBFloat16), copy.weight);
-  return copy.bias.defined() ? out.add_(copy.bias) : out;
+  if (AtenKernels::on()) return AtenBf16Product(rows, copy).to(at::kFloat);
+  return WidenPlusBias(at::mm(RoundToBf16(rows.to(at::kFloat)), copy.weight), copy.bias);
 }
 
 bool IsBf16(const LinearCopy& copy) {
@@ -49,8 +61,13 @@ std::vector<LinearCopy> TransposedWeights::Get(at::ScalarType dtype) {
     copies.reserve(layers_.size());
     for (const torch::nn::Linear& layer : layers_) {
       const at::Tensor& bias = layer->bias;
-      copies.push_back({layer->weight.t().contiguous().to(dtype),
-                        bias.defined() ? bias.to(dtype) : at::Tensor()});
+      LinearCopy copy;
+      copy.weight = layer->weight.t().contiguous().to(dtype);
+      if (bias.defined()) {
+        copy.bias = bias.to(at::kFloat);
+        copy.aten_bias = bias.to(dtype);
+      }
+      copies.push_back(std::move(copy));
     }
     // Assigned only once every copy exists, so a throw leaves the memo whole.
     memo.copies = std::move(copies);
@@ -73,7 +90,14 @@ at::Tensor MlpThrough(torch::nn::Linear& fc1, torch::nn::Linear& fc2, const at::
   if (!IsBf16(copy1) || !IsBf16(copy2)) {
     return LinearThrough(fc2, torch::nn::functional::gelu(LinearThrough(fc1, x, copy1)), copy2);
   }
-  const at::Tensor hidden = at::gelu(Bf16Product(x.reshape({-1, x.size(-1)}), copy1));
+  const at::Tensor rows = x.reshape({-1, x.size(-1)});
+  at::Tensor hidden;
+  if (AtenKernels::on()) {  // the bias added and the activation applied in bfloat16
+    hidden = at::gelu(AtenBf16Product(rows, copy1));
+  } else {
+    hidden = Bf16Product(rows, copy1);
+    at::gelu_(hidden);
+  }
   return Bf16Product(hidden, copy2).to(x.scalar_type()).view(RowSizes(x, copy2.weight.size(1)));
 }
 

@@ -23,11 +23,13 @@
 namespace dfmpc::worldmodel {
 
 // A linear layer as a product reads it: its weight transposed (contiguous
-// [in, out]) and its bias, both of one dtype. An undefined weight means the
+// [in, out]) in the copy's dtype, its bias in float and, for ATen's form of
+// the products (aten_kernels.h), in the copy's dtype. An undefined weight means the
 // layer itself (at::linear).
 struct LinearCopy {
   at::Tensor weight;
   at::Tensor bias;
+  at::Tensor aten_bias;
 };
 
 class TransposedWeights {
@@ -60,8 +62,8 @@ class TransposedWeights {
 // (The layer is non-const because a libtorch module's forward is.)
 at::Tensor LinearThrough(torch::nn::Linear& layer, const at::Tensor& x, const LinearCopy& copy);
 
-// fc2(gelu(fc1(x))). With bfloat16 copies the hidden layer stays bfloat16
-// between the two products.
+// fc2(gelu(fc1(x))). With bfloat16 copies the hidden layer is float (its
+// bias and activation applied in float), rounded for the second product.
 at::Tensor MlpThrough(torch::nn::Linear& fc1, torch::nn::Linear& fc2, const at::Tensor& x,
                       const LinearCopy& copy1, const LinearCopy& copy2);
 
