@@ -15,6 +15,7 @@ PACKAGES=(
   zlib1g-dev
   gnuplot-nox
   pybind11-dev python3-dev python3-numpy python3-pytest python3-h5py python3-optuna
+  python3-torch
   ffmpeg
 )
 

@@ -31,6 +31,7 @@ struct TrainCommandOptions {
   bool absolute_only = false;
   bool known_actions = false;
   bool outcome_condition = false;
+  bool hide_context_actions = false;
   double validation_fraction = 0.1;
   double sensor_noise = 0.0;
   int threads = 1;
@@ -66,6 +67,7 @@ void RunTrain(TrainCommandOptions o) {
   job.observation_deltas = !o.absolute_only;
   job.known_actions = o.known_actions;
   job.outcome_condition = o.outcome_condition;
+  job.hide_context_actions = o.hide_context_actions;
   job.validation_fraction = o.validation_fraction;
   job.sensor_noise = o.sensor_noise;
   job.model = o.model;
@@ -145,6 +147,9 @@ void AddTrainCommand(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--known-action-prob", o->trainer.known_action_prob,
                   "with --known-actions: probability that a training token's action is given")
       ->capture_default_str();
+  cmd->add_flag("--hide-context-actions", o->hide_context_actions,
+                "the model does not read a clean token's action (the action before its "
+                "observation), so a generated action follows the robot, not the last action");
   CLI::Option* outcome_condition = cmd->add_flag(
       "--outcome-condition", o->outcome_condition,
       "condition the model on each window's outcome (its mean reward's quantile among the "

@@ -44,6 +44,7 @@ std::vector<worldmodel::TrainLogRow> TrainWorldModel(WorldModelJob job,
   info.config.max_positions = job.trainer.window;
   info.config.action_input_dim = job.known_actions ? info.layout.action_dim : 0;
   info.config.outcome_input = job.outcome_condition;
+  info.config.hidden_clean_actions = job.hide_context_actions ? info.layout.action_dim : 0;
   job.trainer.outcome_state_feature = info.layout.action_dim;
   info.prediction = job.trainer.prediction;
   info.train_window = job.trainer.window;

@@ -23,6 +23,8 @@ struct WorldModelJob {
   bool known_actions = false;  // the side input of known actions
   // The outcome condition (transformer.h), for classifier-free guidance.
   bool outcome_condition = false;
+  // Clean tokens' actions hidden from the model (transformer.h).
+  bool hide_context_actions = false;
   double validation_fraction = 0.1;
   double sensor_noise = 0.0;            // std bound of the context's sensor noise
   worldmodel::TransformerConfig model;  // width, depth, heads (sizes are filled in)

@@ -179,13 +179,15 @@ void BindOptions(py::module_& module) {
         row["action_repeat"] = info.action_repeat;
         row["outcome_condition"] = info.config.outcome_input;
         row["max_outcome_guidance"] = info.config.max_outcome_guidance;
+        row["hidden_clean_actions"] = info.config.hidden_clean_actions;
         return row;
       },
       py::arg("path"),
       "A world model file's task, distilled levels (0: not distilled), training timesteps, "
       "window (plan plus context tokens), action repeat, whether it takes the outcome "
       "condition (the planner's outcome_guidance), and the largest guidance weight a "
-      "CFG-aware student takes in one call (0: not one).");
+      "CFG-aware student takes in one call (0: not one), and the action features its "
+      "clean tokens hide (train's hide_context_actions; 0: none).");
   module.def(
       "option_table",
       [] {

@@ -71,9 +71,10 @@ pipelines::WorldModelCallbacks ReportingCallbacks(const py::object& progress) {
 
 py::list Train(const std::vector<std::string>& data, const std::string& out,
                const std::string& tokenizer, bool resume, bool observation_deltas,
-               bool known_actions, bool outcome_condition, double validation_fraction,
-               double sensor_noise, const std::string& device, const std::string& prediction,
-               int threads, const py::object& progress, const py::kwargs& options) {
+               bool known_actions, bool outcome_condition, bool hide_context_actions,
+               double validation_fraction, double sensor_noise, const std::string& device,
+               const std::string& prediction, int threads, const py::object& progress,
+               const py::kwargs& options) {
   pipelines::WorldModelJob job;
   job.data = data;
   job.out = out;
@@ -82,6 +83,7 @@ py::list Train(const std::vector<std::string>& data, const std::string& out,
   job.observation_deltas = observation_deltas;
   job.known_actions = known_actions;
   job.outcome_condition = outcome_condition;
+  job.hide_context_actions = hide_context_actions;
   job.validation_fraction = validation_fraction;
   job.sensor_noise = sensor_noise;
   job.notes = "dfmpc.train from Python";
@@ -278,9 +280,10 @@ void BindTraining(py::module_& module) {
   module.def("train", &Train, py::arg("data"), py::arg("out"), py::kw_only(),
              py::arg("tokenizer") = "", py::arg("resume") = false,
              py::arg("observation_deltas") = true, py::arg("known_actions") = false,
-             py::arg("outcome_condition") = false, py::arg("validation_fraction") = 0.1,
-             py::arg("sensor_noise") = 0.0, py::arg("device") = "cpu", py::arg("prediction") = "v",
-             py::arg("threads") = 0, py::arg("progress") = py::none(),
+             py::arg("outcome_condition") = false, py::arg("hide_context_actions") = false,
+             py::arg("validation_fraction") = 0.1, py::arg("sensor_noise") = 0.0,
+             py::arg("device") = "cpu", py::arg("prediction") = "v", py::arg("threads") = 0,
+             py::arg("progress") = py::none(),
              "Trains a world model on dataset files and writes it to `out` (after every "
              "validation; `<stem>.state` resumes), as `dfmpc train`. Keywords set "
              "TrainerOptions (steps, batch_size, window, learning_rate, seed, ...) and "

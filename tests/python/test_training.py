@@ -82,6 +82,16 @@ def test_an_outcome_conditioned_model_equals_the_tool_and_plans_with_guidance(
         dfmpc.Planner.from_file(str(plain), outcome_guidance=2.0)
 
 
+def test_hidden_context_actions_equal_the_tool_and_are_recorded(dataset, dfmpc_tool, tmp_path):
+    model = tmp_path / "hidden.pt"
+    log = dfmpc.train([str(dataset)], str(model), threads=1, hide_context_actions=True, **TINY)
+    assert_same_losses_as_the_tool(log, dfmpc_tool, dataset, tmp_path, "--hide-context-actions")
+    assert dfmpc.model_info(str(model))["hidden_clean_actions"] == 1  # the pendulum's one action
+    plain = dfmpc.train([str(dataset)], str(tmp_path / "plain.pt"), threads=1, **TINY)
+    assert dfmpc.model_info(str(tmp_path / "plain.pt"))["hidden_clean_actions"] == 0
+    assert [row["validation_loss"] for row in plain] != [row["validation_loss"] for row in log]
+
+
 def test_cfg_aware_distillation_guides_in_one_call_from_python_and_the_tool(
         dataset, dfmpc_tool, tmp_path):
     teacher = tmp_path / "conditioned.pt"

@@ -40,7 +40,8 @@ nlohmann::json ModelInfoToJson(const ModelInfo& info, const std::string& format)
                       {"num_timesteps", c.num_timesteps},
                       {"action_input_dim", c.action_input_dim},
                       {"outcome_input", c.outcome_input},
-                      {"max_outcome_guidance", c.max_outcome_guidance}};
+                      {"max_outcome_guidance", c.max_outcome_guidance},
+                      {"hidden_clean_actions", c.hidden_clean_actions}};
   header["num_timesteps"] = info.num_timesteps;
   header["beta_schedule"] = BetaName(info.beta);
   header["prediction"] = PredictionName(info.prediction);
@@ -70,6 +71,8 @@ ModelInfo ModelInfoFromJson(const nlohmann::json& j) {
   info.config.outcome_input = c.value("outcome_input", false);
   // Absent in files written before CFG-aware distillation.
   info.config.max_outcome_guidance = c.value("max_outcome_guidance", 0.0);
+  // Absent in files written before context actions could be hidden.
+  info.config.hidden_clean_actions = c.value("hidden_clean_actions", 0);
   info.num_timesteps = j.at("num_timesteps").get<int>();
   info.beta = ParseBetaSchedule(j.at("beta_schedule").get<std::string>());
   info.prediction = ParsePrediction(j.at("prediction").get<std::string>());

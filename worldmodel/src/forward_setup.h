@@ -29,6 +29,9 @@ struct ForwardSetup {
   // With an outcome condition: [cond_batch, window, 1], 1 where a token is
   // not clean (the tokens the condition reaches).
   at::Tensor noisy;
+  // With hidden clean actions: [cond_batch, window, token_dim], 0 at the
+  // features a token hides (transformer.h), 1 elsewhere.
+  at::Tensor read;
   // Under InferenceMode, instead: each token's conditioning rows,
   // [cond_batch * window, (6 depth + 2) width] (DfTransformerImpl::
   // ConditioningRows), gathered from the memo of this generation.

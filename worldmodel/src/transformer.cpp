@@ -42,6 +42,8 @@ void TransformerConfig::Validate() const {
           "max_outcome_guidance must be finite and >= 0");
   require(!outcome_guidance_input() || outcome_input,
           "max_outcome_guidance > 0 needs the outcome input");
+  require(hidden_clean_actions >= 0 && hidden_clean_actions < token_dim,
+          "hidden_clean_actions must be in [0, token_dim)");
 }
 
 // One pre-norm block whose norms are modulated per token by its timestep.
@@ -245,6 +247,7 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
         std::to_string(outcome_width) + "]");
   }
   if (outcome.defined()) setup.noisy = (steps >= 0).to(tokens.options()).unsqueeze(-1);
+  if (config_.hidden_clean_actions > 0) setup.read = ReadMask(steps, tokens.options());
   const int64_t attended = (cache != nullptr ? cache->size() : 0) + window;
   if (attended > config_.max_positions) {
     throw std::out_of_range("DfTransformer: " + std::to_string(attended) +
@@ -302,6 +305,14 @@ ForwardSetup DfTransformerImpl::Prepare(const at::Tensor& tokens, const at::Tens
   return setup;
 }
 
+at::Tensor DfTransformerImpl::ReadMask(const at::Tensor& steps,
+                                       const at::TensorOptions& options) const {
+  const at::Tensor action_feature =
+      at::arange(config_.token_dim, options.dtype(at::kLong)) < config_.hidden_clean_actions;
+  const at::Tensor clean = (steps < 0).to(options.device()).unsqueeze(-1);
+  return (~(clean & action_feature)).to(options.dtype());
+}
+
 void DfTransformerImpl::CheckTimestepRange(int64_t lowest, int64_t highest) const {
   if (lowest < -1 || highest >= config_.num_timesteps) {
     throw std::out_of_range("DfTransformer: timesteps must lie in [-1, " +
@@ -335,7 +346,8 @@ at::Tensor DfTransformerImpl::Run(const ForwardSetup& setup, const at::Tensor& t
     window_kv->values.assign(blocks_.size(), at::Tensor());
   }
   const std::vector<LinearCopy> copies = LinearCopies(tokens);
-  at::Tensor x = LinearThrough(input_, tokens, copies[0]);
+  at::Tensor x =
+      LinearThrough(input_, setup.read.defined() ? tokens * setup.read : tokens, copies[0]);
   if (known_actions.defined()) x = x + known_action_input_(known_actions);
   if (outcome.defined()) {  // in x's type: float noisy mask times bf16 under autocast is float
     x = x + (setup.noisy * outcome_input_(outcome).unsqueeze(1)).to(x.scalar_type());

@@ -25,6 +25,16 @@
 // conditioned and an unconditioned call share one cache, which is what
 // classifier-free guidance needs.
 //
+// Hidden context actions (optional, hidden_clean_actions > 0): the first
+// hidden_clean_actions features of a clean token (timestep -1) reach the
+// model as zeros. A token is [a_{t-1}, o_t], so the action taken before an
+// observation cannot stand in for the observation when the next action is
+// generated: a model that reads it learns that consecutive actions of its
+// data are alike and, run closed-loop, follows its own last action rather
+// than the robot (the copycat problem of behaviour cloning). Noisy tokens
+// keep their actions, and the mask depends on the timesteps alone, so
+// training, sampling and the cache see the same inputs.
+//
 // A CFG-aware student (distiller.h, max_outcome_guidance > 0) also takes the
 // guidance weight w: its input is [2 q - 1, 1, w] (or [0, 0, 0]), and one
 // call gives what its teacher gave as the lerp of an unconditioned and a
@@ -62,6 +72,7 @@ struct TransformerConfig {
   // The largest guidance weight a CFG-aware student takes as an input (see
   // above); 0: none. Needs outcome_input.
   double max_outcome_guidance = 0.0;
+  int hidden_clean_actions = 0;  // leading features a clean token hides (see above); 0: none
 
   // Throws std::invalid_argument naming the first impossible field.
   void Validate() const;
@@ -124,6 +135,8 @@ class DfTransformerImpl : public torch::nn::Module {
   at::Tensor Run(const ForwardSetup& setup, const at::Tensor& tokens, WindowKeysValues* window_kv,
                  const at::Tensor& known_actions, const at::Tensor& outcome = at::Tensor());
   void CheckTimestepRange(int64_t lowest, int64_t highest) const;
+  // ForwardSetup::read for timesteps `steps` ([cond_batch, window]).
+  at::Tensor ReadMask(const at::Tensor& steps, const at::TensorOptions& options) const;
   // [U, (6 depth + 2) width]: every block's Modulation of `steps` ([U]),
   // then the final norm's shift and 1 + scale.
   at::Tensor ConditioningRows(const at::Tensor& steps);
