@@ -8,7 +8,6 @@
 #include <ATen/Parallel.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -39,7 +38,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const char kTask[] = "pendulum_swingup";
-constexpr int kRealtimePriority = 10;  // SCHED_FIFO, above every normal thread
 
 struct BenchDeadlineOptions {
   std::vector<std::string> modes = {"warm", "replan"};
@@ -131,13 +129,8 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
   for (const std::string& load : o.loads) loads.push_back(ParseLoadKind(load));
   if (o.model.empty()) o.model = ShippedModelPath(kTask);
   at::set_num_threads(o.threads);
-  if (std::find(o.scheduling.begin(), o.scheduling.end(), "fifo") != o.scheduling.end()) {
-    MakeCallingThreadRealtime(kRealtimePriority);  // refused before any row, not after
-    MakeCallingThreadNormal();
-  }
-  const std::vector<int> cpus = AllowedCpus();
-  const int bench_cpu = cpus.front(), other_cpu = cpus.size() > 1 ? cpus[1] : -1;
-  PinCallingThread(bench_cpu);
+  const BenchCpus cpus = PinBenchThread(o.scheduling);
+  const int bench_cpu = cpus.bench, other_cpu = cpus.other;
   const worldmodel::Checkpoint checkpoint = worldmodel::LoadCheckpoint(o.model, {kTask, 0});
   envs::EnvOptions env_options;
   env_options.episode_physics_steps = 1 << 30;  // no episode end inside a row
@@ -177,7 +170,7 @@ void RunBenchDeadline(BenchDeadlineOptions o) {
       const CpuLoad competing(load, bench_cpu, other_cpu);
       for (const std::string& scheduling : o.scheduling) {
         const bool fifo = scheduling == "fifo";
-        if (fifo) MakeCallingThreadRealtime(kRealtimePriority);
+        if (fifo) MakeCallingThreadRealtime(kBenchRealtimePriority);
         for (double deadline_ms : o.deadlines_ms) {
           for (int queued : o.queued) {
             const Row row = MeasureRow(planner, *env, deadline_ms, queued, fifo, o, rng, bench_cpu,
@@ -215,17 +208,8 @@ void AddBenchDeadlineCommand(CLI::App& bench) {
                   "observations queued before each call (0: drawn from 1..H-1 every call)")
       ->capture_default_str()
       ->check(CLI::Range(0, 31));
-  cmd->add_option("--loads", options->loads,
-                  "competing CPU work per row: none, other-core (a busy process on another CPU), "
-                  "same-core (a busy thread on the bench's CPU)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"none", "other-core", "same-core"}));
-  cmd->add_option("--scheduling", options->scheduling,
-                  "the bench thread's scheduling per row: normal, or fifo (SCHED_FIFO, each "
-                  "optimization starting at the previous one's deadline; needs root or "
-                  "CAP_SYS_NICE)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"normal", "fifo"}));
+  AddLoadOptions(*cmd, options->loads, options->scheduling,
+                 "each optimization starting at the previous one's deadline");
   cmd->add_option("--steps", options->steps, "optimizations per row")->capture_default_str();
   cmd->add_option("--threads", options->threads, "LibTorch intra-op threads")
       ->capture_default_str();

@@ -37,6 +37,7 @@ void AddBenchMpcCommand(CLI::App& bench);                                    // 
 void AddBenchCostCommand(CLI::App& bench);                                   // dfmpc bench cost
 void AddBenchDeadlineCommand(CLI::App& bench);                               // dfmpc bench deadline
 void AddBenchSoakCommand(CLI::App& bench);                                   // dfmpc bench soak
+void AddBenchStallsCommand(CLI::App& bench);                                 // dfmpc bench stalls
 void AddRolloutCommand(CLI::App& app);                                       // dfmpc rollout
 void AddBenchRolloutCommand(CLI::App& bench);                                // dfmpc bench rollout
 

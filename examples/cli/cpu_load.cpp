@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -86,6 +88,35 @@ void MakeCallingThreadRealtime(int priority) {
 void MakeCallingThreadNormal() {
   sched_param param{};
   pthread_setschedparam(pthread_self(), SCHED_OTHER, &param);
+}
+
+BenchCpus PinBenchThread(const std::vector<std::string>& scheduling) {
+  if (std::find(scheduling.begin(), scheduling.end(), "fifo") != scheduling.end()) {
+    MakeCallingThreadRealtime(kBenchRealtimePriority);
+    MakeCallingThreadNormal();
+  }
+  const std::vector<int> cpus = AllowedCpus();
+  BenchCpus result;
+  result.bench = cpus.front();
+  if (cpus.size() > 1) result.other = cpus[1];
+  PinCallingThread(result.bench);
+  return result;
+}
+
+void AddLoadOptions(CLI::App& command, std::vector<std::string>& loads,
+                    std::vector<std::string>& scheduling, const std::string& fifo_note) {
+  command
+      .add_option("--loads", loads,
+                  "competing CPU work per row: none, other-core (a busy process on another CPU), "
+                  "same-core (a busy thread on the bench's CPU)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "other-core", "same-core"}));
+  command
+      .add_option("--scheduling", scheduling,
+                  "the bench thread's scheduling per row: normal, or fifo (SCHED_FIFO, " +
+                      fifo_note + "; needs root or CAP_SYS_NICE)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"normal", "fifo"}));
 }
 
 CpuLoad::CpuLoad(LoadKind kind, int caller_cpu, int other_cpu) {

@@ -1,5 +1,5 @@
-// Competing CPU work for `dfmpc bench deadline`: the calling thread pinned
-// to one CPU and, while a CpuLoad lives, a busy loop either in a second
+// Competing CPU work for `dfmpc bench deadline` and `bench stalls`: the
+// calling thread pinned to one CPU and, while a CpuLoad lives, a busy loop either in a second
 // process pinned to another CPU (the other core busy) or in a thread pinned
 // to the caller's CPU (the scheduler shares that core between the two).
 #ifndef DFMPC_EXAMPLES_CLI_CPU_LOAD_H_
@@ -11,6 +11,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace dfmpc::cli {
 
@@ -30,6 +34,24 @@ void PinCallingThread(int cpu);
 void MakeCallingThreadRealtime(int priority);
 // Back to the default scheduling (SCHED_OTHER).
 void MakeCallingThreadNormal();
+
+// SCHED_FIFO's priority for a bench row of "fifo" scheduling: above every
+// normal thread.
+constexpr int kBenchRealtimePriority = 10;
+
+// The bench's CPU (the first allowed; the calling thread is pinned to it)
+// and the other core's (-1: none). Where `scheduling` names "fifo", tries
+// SCHED_FIFO first, so that a refusal comes before any row, not after.
+struct BenchCpus {
+  int bench = 0;
+  int other = -1;
+};
+BenchCpus PinBenchThread(const std::vector<std::string>& scheduling);
+
+// A bench's --loads and --scheduling options, `fifo_note` telling what a
+// fifo row does besides SCHED_FIFO.
+void AddLoadOptions(CLI::App& command, std::vector<std::string>& loads,
+                    std::vector<std::string>& scheduling, const std::string& fifo_note);
 
 class CpuLoad {
  public:

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   dfmpc::cli::AddBenchCostCommand(*bench);
   dfmpc::cli::AddBenchDeadlineCommand(*bench);
   dfmpc::cli::AddBenchSoakCommand(*bench);
+  dfmpc::cli::AddBenchStallsCommand(*bench);
   dfmpc::cli::AddBenchRolloutCommand(*bench);
 
   try {
