@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The closed-loop benchmark table: for each task (the five, or those given as
-# arguments) with a shipped model, random, oracle, mlp-mppi, dfmpc replan and
-# dfmpc warm r = 1 at a fixed seed, every policy at the control rate of the
-# task's shipped model. Every run appends a row to out/eval/summary.csv (its
-# per-episode CSV and printed summary go beside it); then `dfmpc report`
-# prints the table and writes out/eval/table.md and out/eval/returns.png.
+# The closed-loop benchmark table: for each task (the six built-in tasks
+# without contacts, or those given as arguments) with a shipped model, random,
+# oracle, mlp-mppi, dfmpc replan and dfmpc warm r = 1 at a fixed seed, every
+# policy at the control rate of the task's shipped model. Every run appends a
+# row to out/eval/summary.csv (its per-episode CSV and printed summary go
+# beside it); then `dfmpc report` prints the table and writes
+# out/eval/table.md and out/eval/returns.png.
 # A rerun appends again and the report shows the latest row of each task and
 # label; delete out/eval/summary.csv to start afresh.
 #
@@ -32,7 +33,7 @@ seed=${DFMPC_SEED:-0}
 policies=" ${DFMPC_POLICIES:-random oracle mlp-mppi replan warm} "
 tasks=("$@")
 if [ ${#tasks[@]} -eq 0 ]; then
-  tasks=(pendulum_swingup cartpole_swingup cartpole_balance reacher pointmass_maze)
+  tasks=(pendulum_swingup cartpole_swingup cartpole_balance reacher pointmass_maze pendulum_swingup_novel)
 fi
 mkdir -p "$out"
 
