@@ -89,6 +89,35 @@ def run_episode(clone, task, action_repeat, seed, use_previous):
             return total
 
 
+def add_training_arguments(parser, trained):
+    """--runs, --steps, --batch and --width of the MLPs a probe trains."""
+    parser.add_argument("--runs", type=int, default=3, help=f"{trained} training runs (seeds 1..RUNS)")
+    parser.add_argument("--steps", type=int, default=20000, help="training steps per run")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--width", type=int, default=256, help="hidden layer width")
+
+
+def torch_and_data(script, path, parser):
+    """PyTorch on one thread and the dataset at `path`; exits naming what is missing."""
+    try:
+        import torch
+    except ImportError:
+        sys.exit(f"{script} needs PyTorch: sudo apt-get install python3-torch")
+    torch.set_num_threads(1)
+    try:
+        return torch, dfmpc.read_dataset(path, frames=False)
+    except RuntimeError as error:
+        parser.error(str(error))
+
+
+def csv_is_new(path):
+    """Whether a CSV appended to needs its header."""
+    try:
+        return open(path).read() == ""
+    except FileNotFoundError:
+        return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -96,10 +125,7 @@ def main():
     parser.add_argument("data", help="a state dataset from `dfmpc collect`")
     parser.add_argument("--episodes", type=int, default=10, help="closed-loop episodes per run")
     parser.add_argument("--seed", type=int, default=1, help="episodes as `dfmpc eval --seed`")
-    parser.add_argument("--runs", type=int, default=3, help="training runs (seeds 1..RUNS)")
-    parser.add_argument("--steps", type=int, default=20000, help="training steps per run")
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--width", type=int, default=256, help="hidden layer width")
+    add_training_arguments(parser, "clone")
     parser.add_argument("--previous-action", action="store_true",
                         help="the previous action as an input, as a world model's token has it")
     parser.add_argument("--label", default="", help="the CSV's label column (default: the inputs)")
@@ -108,15 +134,7 @@ def main():
     for name in ("episodes", "runs", "steps", "batch", "width"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
-    try:
-        import torch
-    except ImportError:
-        sys.exit("probe_behaviour_cloning.py needs PyTorch: sudo apt-get install python3-torch")
-    torch.set_num_threads(1)
-    try:
-        data = dfmpc.read_dataset(args.data, frames=False)
-    except RuntimeError as error:
-        parser.error(str(error))
+    torch, data = torch_and_data("probe_behaviour_cloning.py", args.data, parser)
     info = data["info"]
     task, repeat = info["task"], int(info["action_repeat"])
     label = args.label or ("observation + previous action" if args.previous_action else "observation")
@@ -125,11 +143,7 @@ def main():
     print(f"{task}: {len(inputs)} steps of {len(data['episode_starts'])} episodes, "
           f"data return {data_return:.1f}", flush=True)
 
-    new_file = True
-    try:
-        new_file = open(args.csv).read() == ""
-    except FileNotFoundError:
-        pass
+    new_file = csv_is_new(args.csv)
     with open(args.csv, "a", newline="") as out:
         writer = csv.writer(out)
         if new_file:
