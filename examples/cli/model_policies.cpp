@@ -24,6 +24,9 @@ void AddMlpMppiFlags(CLI::App& cmd, MlpMppiFlags& flags) {
   cmd.add_option("--mppi-temperature", o.temperature,
                  "mlp-mppi: 0 keeps the best candidate, > 0 weights them MPPI-style")
       ->capture_default_str();
+  cmd.add_option("--mppi-disagreement", o.disagreement,
+                 "mlp-mppi: weight of the members' disagreement along each rollout in its cost")
+      ->capture_default_str();
   cmd.add_option("--mppi-seed", o.seed, "mlp-mppi: sampling seed")->capture_default_str();
 }
 

@@ -53,6 +53,9 @@ void MlpMppiOptions::Validate() const {
           "mlp-mppi: temperature must be finite and >= 0, not " + std::to_string(temperature));
   Require(std::isfinite(value_weight) && value_weight > 0.0,
           "mlp-mppi: value weight must be finite and > 0, not " + std::to_string(value_weight));
+  Require(
+      disagreement >= 0.0 && std::isfinite(disagreement),
+      "mlp-mppi: disagreement weight must be finite and >= 0, not " + std::to_string(disagreement));
   Require(value_step >= 0 && value_step <= horizon,
           "mlp-mppi: value step must be in 0..horizon = " + std::to_string(horizon) +
               " (0: the middle of the rollout), got " + std::to_string(value_step));
@@ -118,13 +121,15 @@ struct MlpMppi::Impl {
     const at::Tensor actions = at::matmul(interpolation_, knots);  // [N, H, act]
     const at::Tensor action_mean = normalizer.mean().slice(0, 0, act);
     const at::Tensor action_scale = normalizer.scale().slice(0, 0, act);
-    const at::Tensor predicted =
-        checkpoint_.ensemble->Rollout(token, (actions - action_mean) / action_scale);
-    const at::Tensor observations = normalizer.Denormalize(predicted).slice(-1, act);
+    const worldmodel::MlpEnsembleImpl::PenalizedRollout rollout =
+        checkpoint_.ensemble->RolloutPenalizingDisagreement(
+            token, (actions - action_mean) / action_scale, options_.disagreement);
+    const at::Tensor observations = normalizer.Denormalize(rollout.tokens).slice(-1, act);
     // A diverging rollout must lose, never poison the choice.
     const double worst = std::numeric_limits<float>::max();
     const at::Tensor costs = at::nan_to_num(
-        cost_->PlanCosts(observations, actions, o, previous_action_).sum(1), worst, worst, worst);
+        cost_->PlanCosts(observations, actions, o, previous_action_).sum(1) + rollout.penalty,
+        worst, worst, worst);
 
     at::Tensor plan;
     if (options_.temperature > 0.0) {

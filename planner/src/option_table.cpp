@@ -158,6 +158,9 @@ std::vector<OptionDescriptor> MakeTable() {
       PerRun(Field("rollout_model", &O::rollout_model, kAny,
                    "an ensemble from `dfmpc train-mlp --ensemble` that scores each candidate by a "
                    "rollout of its actions instead of its sampled observations; empty: none")),
+      Field("rollout_disagreement", &O::rollout_disagreement, AtLeast(0),
+            "with a rollout_model, the weight of its members' disagreement along each "
+            "candidate's rollout, added to the cost; 0: none"),
       WithAliases(Field("context_length", &O::context_length, AtLeast(0),
                         "real tokens the plan attends to; 0: the model's window - H"),
                   {"context"}),

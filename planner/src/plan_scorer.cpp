@@ -57,13 +57,15 @@ std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> LoadRolloutModel(
 
 PlanScorer::PlanScorer(const worldmodel::TokenLayout& layout, worldmodel::Normalizer normalizer,
                        const TaskCost& cost, Selection selection, double temperature,
-                       std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model)
+                       std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model,
+                       double rollout_disagreement)
     : layout_(layout),
       normalizer_(std::move(normalizer)),
       cost_(cost),
       selection_(selection),
       temperature_(temperature),
-      rollout_model_(std::move(rollout_model)) {}
+      rollout_model_(std::move(rollout_model)),
+      rollout_disagreement_(rollout_disagreement) {}
 
 PlanScorer::~PlanScorer() = default;
 
@@ -86,11 +88,14 @@ at::Tensor PlanScorer::RolloutCost(const at::Tensor& prefix, const LastStep& las
   const at::Tensor action = ToTensor(last.action, prefix.device());
   const at::Tensor token =
       own.Normalize(at::cat({action, observation})).unsqueeze(0).expand({prefix.size(0), -1});
-  const at::Tensor predicted = rollout_model_->ensemble->Rollout(
-      token, (actions - own.mean().narrow(0, 0, act)) / own.scale().narrow(0, 0, act));
+  const at::Tensor own_actions =
+      (actions - own.mean().narrow(0, 0, act)) / own.scale().narrow(0, 0, act);
+  const worldmodel::MlpEnsembleImpl::PenalizedRollout rollout =
+      rollout_model_->ensemble->RolloutPenalizingDisagreement(token, own_actions,
+                                                              rollout_disagreement_);
   const at::Tensor observations =
-      own.Denormalize(predicted).narrow(-1, act, layout_.observation_dim);
-  return cost_.PlanCosts(observations, actions, observation, action).sum(1);
+      own.Denormalize(rollout.tokens).narrow(-1, act, layout_.observation_dim);
+  return cost_.PlanCosts(observations, actions, observation, action).sum(1) + rollout.penalty;
 }
 
 std::optional<Choice> PlanScorer::Choose(const PlanBatch& plan, const LastStep& last) const {

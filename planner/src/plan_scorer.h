@@ -49,10 +49,12 @@ class PlanScorer {
  public:
   // `normalizer` on the model's device; `cost` must outlive the scorer.
   // With a `rollout_model` (LoadRolloutModel; null: none) Choose costs each
-  // candidate by the ensemble's rollout of its actions.
+  // candidate by the ensemble's rollout of its actions, plus
+  // `rollout_disagreement` times the members' summed disagreement along it.
   PlanScorer(const worldmodel::TokenLayout& layout, worldmodel::Normalizer normalizer,
              const TaskCost& cost, Selection selection, double temperature,
-             std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model = nullptr);
+             std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model = nullptr,
+             double rollout_disagreement = 0.0);
   ~PlanScorer();
 
   // Summed task cost [N] of normalized clean plan prefixes [N, n, d] that
@@ -61,7 +63,8 @@ class PlanScorer {
 
   // Summed task cost [N] of the observations the rollout model predicts
   // under the actions of normalized clean plan prefixes [N, n, d], from
-  // `last` on.
+  // `last` on, plus the disagreement's weight times the members' spread
+  // (MlpEnsembleImpl::RolloutWithDisagreement) summed over the rollout.
   at::Tensor RolloutCost(const at::Tensor& prefix, const LastStep& last) const;
 
   // The candidate to keep: the cheapest (by RolloutCost with a rollout
@@ -80,6 +83,7 @@ class PlanScorer {
   Selection selection_;
   double temperature_;
   std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> rollout_model_;
+  double rollout_disagreement_;
 };
 
 }  // namespace dfmpc::planner

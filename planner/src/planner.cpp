@@ -205,7 +205,8 @@ class Planner::Impl {
                     options_.rollout_model.empty()
                         ? nullptr
                         : LoadRolloutModel(options_.rollout_model, checkpoint.info.task, layout,
-                                           checkpoint.info.action_repeat, device));
+                                           checkpoint.info.action_repeat, device),
+                    options_.rollout_disagreement);
   }
 
   void Reset(const Eigen::VectorXd& observation) {

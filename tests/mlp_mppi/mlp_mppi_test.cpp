@@ -163,6 +163,25 @@ TEST(MlpMppiTest, ACriticJoinsTheRolloutsCost) {
   EXPECT_THROW(planner::MlpMppi::FromFile(ensemble, options), std::invalid_argument);
 }
 
+// The members' disagreement joins the cost (MlpMppiOptions::disagreement):
+// weighed heavily, it changes the choice among the same candidates.
+TEST(MlpMppiTest, DisagreementJoinsTheRolloutsCost) {
+  const std::string ensemble =
+      std::string(DFMPC_SHIPPED_MODELS_DIR) + "/cartpole_swingup_mlp_ensemble.pt";
+  planner::MlpMppiOptions options;
+  options.num_samples = 16;
+  const auto plain = planner::MlpMppi::FromFile(ensemble, options);
+  options.disagreement = 100.0;  // the members' spread outweighs the task cost
+  const auto cautious = planner::MlpMppi::FromFile(ensemble, options);
+  Eigen::VectorXd hanging = Eigen::VectorXd::Zero(5);
+  hanging << 0.0, -1.0, 0.0, 0.0, 0.0;
+  plain->Reset(hanging);
+  cautious->Reset(hanging);
+  EXPECT_NE(plain->Act(hanging), cautious->Act(hanging));
+  options.disagreement = -1.0;
+  EXPECT_THROW(planner::MlpMppi::FromFile(ensemble, options), std::invalid_argument);
+}
+
 TEST(MlpMppiTest, MissingFileIsAClearError) {
   ExpectError(TempPath("missing.pt"), "does not exist");
   ExpectError("", "--mlp-model");

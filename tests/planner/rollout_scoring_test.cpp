@@ -76,15 +76,33 @@ at::Tensor CostOfRollouts(worldmodel::MlpEnsembleCheckpoint& model, const TaskCo
   return cost.PlanCosts(at::stack(observations), actions, o, a).sum(1);
 }
 
-TEST(RolloutScoringTest, ChoosesTheCheapestRolloutOfTheCandidatesActions) {
-  at::NoGradGuard no_grad;
+// What a PlanScorer of the shipped pendulum model is built from, with the
+// toy ensemble as its rollout model.
+struct PendulumScoring {
+  // Costs the ensemble's rollouts, plus `disagreement` times its members'
+  // spread along them.
+  PlanScorer Rollouts(double disagreement = 0.0) const {
+    return PlanScorer(model.info.layout, model.normalizer, *cost, Selection::kBest, 1.0, ensemble,
+                      disagreement);
+  }
+  // Costs the candidates' own sampled observations.
+  PlanScorer Sampled() const {
+    return PlanScorer(model.info.layout, model.normalizer, *cost, Selection::kBest, 1.0);
+  }
+
   const worldmodel::Checkpoint& model = Pendulum();
   const worldmodel::TokenLayout& layout = model.info.layout;
-  const std::unique_ptr<TaskCost> cost = MakeTaskCost(kPendulum);
+  std::unique_ptr<TaskCost> cost = MakeTaskCost(kPendulum);
   std::shared_ptr<worldmodel::MlpEnsembleCheckpoint> ensemble =
       LoadRolloutModel(Ensemble(), kPendulum, layout, 1, at::kCPU);
-  const PlanScorer scorer(layout, model.normalizer, *cost, Selection::kBest, 1.0, ensemble);
-  const PlanScorer plain(layout, model.normalizer, *cost, Selection::kBest, 1.0);
+};
+
+TEST(RolloutScoringTest, ChoosesTheCheapestRolloutOfTheCandidatesActions) {
+  at::NoGradGuard no_grad;
+  const PendulumScoring scoring;
+  const worldmodel::TokenLayout& layout = scoring.layout;
+  const PlanScorer scorer = scoring.Rollouts();
+  const PlanScorer plain = scoring.Sampled();
 
   at::manual_seed(3);
   PlanBatch plan;
@@ -96,11 +114,12 @@ TEST(RolloutScoringTest, ChoosesTheCheapestRolloutOfTheCandidatesActions) {
   const LastStep last{observation, action};
 
   // The plans' actions as executed: denormalized and within [-1, 1].
-  const at::Tensor actions = model.normalizer.Denormalize(plan.clean_estimate.narrow(1, 0, 5))
-                                 .narrow(-1, 0, kActions)
-                                 .clamp(-1.0, 1.0);
+  const at::Tensor actions =
+      scoring.model.normalizer.Denormalize(plan.clean_estimate.narrow(1, 0, 5))
+          .narrow(-1, 0, kActions)
+          .clamp(-1.0, 1.0);
   const at::Tensor o = at::tensor({0.6f, -0.8f, 1.5f}), a = at::tensor({-0.4f});
-  const at::Tensor expected = CostOfRollouts(*ensemble, *cost, actions, o, a);
+  const at::Tensor expected = CostOfRollouts(*scoring.ensemble, *scoring.cost, actions, o, a);
   // Float rollouts of 5 steps through the same weights, batched or one by
   // one: equal up to the products' summation order.
   EXPECT_TRUE(at::allclose(scorer.RolloutCost(plan.clean_estimate.narrow(1, 0, 5), last), expected,
@@ -117,6 +136,35 @@ TEST(RolloutScoringTest, ChoosesTheCheapestRolloutOfTheCandidatesActions) {
   const std::optional<Choice> sampled = plain.Choose(plan, last);
   ASSERT_TRUE(sampled.has_value());
   EXPECT_GT(std::abs(sampled->described.cost - choice->described.cost), 1e-3);
+}
+
+TEST(RolloutScoringTest, DisagreementWeighsTheMembersSpreadIntoTheCost) {
+  at::NoGradGuard no_grad;
+  const PendulumScoring scoring;
+  const worldmodel::TokenLayout& layout = scoring.layout;
+  const PlanScorer plain = scoring.Rollouts(), half = scoring.Rollouts(0.5),
+                   one = scoring.Rollouts(1.0), cautious = scoring.Rollouts(1e6);
+
+  at::manual_seed(4);
+  PlanBatch plan;
+  plan.tokens = at::randn({6, 8, layout.token_dim()});
+  plan.clean_estimate = at::randn({6, 8, layout.token_dim()});
+  plan.estimated = 8;
+  const Eigen::VectorXd observation = Eigen::Vector3d(-0.2, 0.9, -1.0);
+  const Eigen::VectorXd action = Eigen::VectorXd::Constant(1, 0.3);
+  const LastStep last{observation, action};
+
+  // The added cost is the weight times one positive spread per candidate.
+  const at::Tensor base = plain.RolloutCost(plan.clean_estimate, last);
+  const at::Tensor spread = (one.RolloutCost(plan.clean_estimate, last) - base);
+  EXPECT_TRUE((spread > 1e-4).all().item<bool>()) << spread;  // two seeds' members disagree
+  EXPECT_GT((spread.max() - spread.min()).item<double>(), 1e-4) << spread;
+  EXPECT_TRUE(
+      at::allclose(half.RolloutCost(plan.clean_estimate, last) - base, 0.5 * spread, 1e-4, 1e-4));
+  // Weighed enough, it decides: the candidate the members agree on most.
+  const std::optional<Choice> choice = cautious.Choose(plan, last);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_TRUE(at::equal(choice->plan.tokens[0], plan.tokens[spread.argmin().item<int64_t>()]));
 }
 
 TEST(RolloutScoringTest, PlannerScoresByTheRolloutModelOfItsOptions) {

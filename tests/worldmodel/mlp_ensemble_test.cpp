@@ -24,11 +24,8 @@ MlpDynamicsConfig SmallConfig() {
 }
 
 MlpEnsemble SmallEnsemble(int size) {
-  std::vector<MlpDynamics> members;
-  for (int m = 0; m < size; ++m) {
-    torch::manual_seed(m);
-    members.emplace_back(SmallConfig());
-  }
+  std::vector<MlpDynamics> members;  // of different initial weights
+  for (int m = 0; m < size; ++m) members.emplace_back(SmallConfig(), m + 1);
   MlpEnsemble ensemble(members);
   ensemble->eval();
   return ensemble;
@@ -71,6 +68,41 @@ TEST(MlpEnsembleTest, PredictsTheMembersMean) {
   EXPECT_TRUE(torch::allclose(ensemble->Forward(token, action), mean, 1e-6, 1e-6));
   const at::Tensor rollout = ensemble->Rollout(token, torch::randn({4, 5, 1}));
   EXPECT_EQ(rollout.sizes(), (at::IntArrayRef{4, 5, 3}));
+}
+
+TEST(MlpEnsembleTest, DisagreementPenaltyIsTheMembersSpreadAlongTheMeanRollout) {
+  MlpEnsemble ensemble = SmallEnsemble(3);
+  const at::Tensor token = torch::randn({4, 3}), actions = torch::randn({4, 5, 1});
+  torch::NoGradGuard no_grad;
+  const at::Tensor plain = ensemble->Rollout(token, actions);
+  const MlpEnsembleImpl::PenalizedRollout off =
+      ensemble->RolloutPenalizingDisagreement(token, actions, 0.0);
+  EXPECT_TRUE(torch::equal(off.tokens, plain));
+  EXPECT_TRUE(torch::equal(off.penalty, torch::zeros({4})));
+
+  const MlpEnsembleImpl::PenalizedRollout weighed =
+      ensemble->RolloutPenalizingDisagreement(token, actions, 2.0);
+  // The same path as the plain rollout, up to the mean's summation order.
+  EXPECT_TRUE(torch::allclose(weighed.tokens, plain, 1e-5, 1e-5));
+  ASSERT_EQ(weighed.penalty.sizes(), (at::IntArrayRef{4}));
+  // Candidate 2 by hand: at each step the members' population std from the
+  // rollout's previous token, averaged over the two observation features.
+  double spread = 0.0;
+  for (int64_t h = 0; h < 5; ++h) {
+    const at::Tensor previous = h == 0 ? token[2].unsqueeze(0) : plain[2][h - 1].unsqueeze(0);
+    const at::Tensor action = actions[2][h].unsqueeze(0);
+    const at::Tensor predictions = torch::stack({ensemble->member(0).Forward(previous, action),
+                                                 ensemble->member(1).Forward(previous, action),
+                                                 ensemble->member(2).Forward(previous, action)});
+    const at::Tensor centred = predictions - predictions.mean(0);
+    spread += (centred * centred).mean(0).sqrt().mean().item<double>();
+  }
+  EXPECT_GT(spread, 1e-3);  // members of different initial weights disagree
+  EXPECT_NEAR(weighed.penalty[2].item<double>(), 2.0 * spread, 1e-4);
+  // One member agrees with itself everywhere.
+  EXPECT_TRUE(
+      torch::equal(SmallEnsemble(1)->RolloutPenalizingDisagreement(token, actions, 2.0).penalty,
+                   torch::zeros({4})));
 }
 
 TEST(MlpEnsembleTest, FileRoundTripKeepsMembersSeedsAndControlRate) {

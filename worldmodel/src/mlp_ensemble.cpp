@@ -80,6 +80,24 @@ at::Tensor MlpEnsembleImpl::Rollout(const at::Tensor& token, const at::Tensor& a
       [this](const at::Tensor& x, const at::Tensor& a) { return Forward(x, a); });
 }
 
+MlpEnsembleImpl::PenalizedRollout MlpEnsembleImpl::RolloutPenalizingDisagreement(
+    const at::Tensor& token, const at::Tensor& actions, double weight) {
+  if (weight == 0.0) {
+    const at::Tensor tokens = Rollout(token, actions);
+    return {tokens, at::zeros({tokens.size(0)}, tokens.options())};
+  }
+  std::vector<at::Tensor> spreads;
+  const at::Tensor tokens = internal::RolloutOneStep(
+      config_.layout, token, actions, [&](const at::Tensor& x, const at::Tensor& a) {
+        std::vector<at::Tensor> predictions;
+        for (MlpDynamics& member : members_) predictions.push_back(member->Forward(x, a));
+        const at::Tensor stacked = at::stack(predictions);  // [E, B, obs]
+        spreads.push_back(stacked.std(0, /*unbiased=*/false).mean(-1));
+        return stacked.mean(0);
+      });
+  return {tokens, weight * at::stack(spreads, 1).sum(1)};
+}
+
 void SaveMlpEnsemble(const std::string& path, const MlpEnsembleInfo& info,
                      const Normalizer& normalizer, MlpEnsembleImpl& ensemble) {
   CheckInfo(info, ensemble.size());

@@ -46,6 +46,9 @@ struct MlpMppiOptions {
   std::string value_model;
   double value_weight = 0.1;
   int value_step = 0;
+  // The weight of the members' disagreement along each rollout in its cost,
+  // as PlannerOptions::rollout_disagreement has it. 0: none.
+  double disagreement = 0.0;
 
   // Throws std::invalid_argument naming the first impossible option.
   void Validate() const;

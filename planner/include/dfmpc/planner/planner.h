@@ -162,6 +162,13 @@ struct PlannerOptions {
   // length per step; cost guidance still follows the sampled observations.
   // Empty: none.
   std::string rollout_model;
+  // With a rollout_model: the weight, in units of the task cost, of the
+  // ensemble members' disagreement added to each candidate's cost: at each
+  // rollout step the std across members of their predicted next observation
+  // (normalized features, averaged), summed over the rollout. A candidate
+  // whose actions lead where the members disagree is one whose rollout is
+  // a guess (uncertainty-penalised planning, as in MOPO). 0: none.
+  double rollout_disagreement = 0.0;
   // Real tokens a step's plan attends to (>= 2): the newest, which rides in
   // the step's first model call, and context_length - 1 in the context
   // cache (later calls of the step see those only): `sinks` pinned first

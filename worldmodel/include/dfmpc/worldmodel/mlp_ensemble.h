@@ -42,6 +42,19 @@ class MlpEnsembleImpl : public torch::nn::Module {
   // As MlpDynamicsImpl::Rollout, each step from the previous mean prediction.
   at::Tensor Rollout(const at::Tensor& token, const at::Tensor& actions);
 
+  // Rollout's tokens [B, H, d] and the cost of the members' disagreement
+  // along them [B]: `weight` times the sum over steps of the std across
+  // members of their predicted normalized o_{t+1} from the same (mean)
+  // state, averaged over the observation features. Where the members
+  // disagree the rollout is a guess. Weight 0 skips the members' separate
+  // predictions: Rollout's tokens and a zero penalty.
+  struct PenalizedRollout {
+    at::Tensor tokens;
+    at::Tensor penalty;
+  };
+  PenalizedRollout RolloutPenalizingDisagreement(const at::Tensor& token, const at::Tensor& actions,
+                                                 double weight);
+
  private:
   MlpDynamicsConfig config_;
   std::vector<MlpDynamics> members_;
